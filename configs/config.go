@@ -1,0 +1,127 @@
+// Package configs is weft's configuration: the schema of every key, its
+// defaults, range checks, embedded presets, `--set key=value` overrides, and
+// the canonical TOML form whose hash is recorded next to every result.
+//
+// A config file is TOML whose tables mirror the machine (`[sim]`,
+// `[machine]`, `[cpu]`, `[cache.l1]`, `[bus]`, `[memory]`). A file sets only
+// the keys it wants; every other key keeps its default. Unknown keys, wrong
+// types and out-of-range values are errors that name the file, the line where
+// the decoder knows it, and the dotted key.
+//
+// configs is a leaf: it imports nothing else from weft.
+package configs
+
+// Config is the fully resolved configuration of one run. Its zero value is
+// not useful; start from Default, Preset or Load.
+type Config struct {
+	// Sim holds run control: seeds, the hang limit and timing noise.
+	Sim Sim `toml:"sim"`
+	// Machine holds the shape of the machine.
+	Machine Machine `toml:"machine"`
+	// CPU holds the timing of the in-order cores.
+	CPU CPU `toml:"cpu"`
+	// Cache holds the private caches of each core.
+	Cache Cache `toml:"cache"`
+	// Bus holds the timing of the snooping bus.
+	Bus Bus `toml:"bus"`
+	// Memory holds the timing of main memory.
+	Memory Memory `toml:"memory"`
+}
+
+// Sim is the `[sim]` table: run control.
+type Sim struct {
+	// Seed is the base random seed (unitless); run i of a batch uses Seed+i.
+	Seed uint64 `toml:"seed"`
+	// MaxCycles is the hang limit in cycles: a run still going past it hangs.
+	MaxCycles uint64 `toml:"max_cycles"`
+	// JitterCycles is the largest random extra latency, in cycles, added to
+	// each memory operation; each operation draws uniformly from 0..JitterCycles.
+	JitterCycles uint64 `toml:"jitter_cycles"`
+	// StartSkewCycles is the largest random delay, in cycles, before each
+	// spawned thread starts; each thread draws uniformly from 0..StartSkewCycles.
+	StartSkewCycles uint64 `toml:"start_skew_cycles"`
+}
+
+// Machine is the `[machine]` table: the shape of the machine.
+type Machine struct {
+	// Cores is the number of cores, 1 to 64.
+	Cores int `toml:"cores"`
+}
+
+// CPU is the `[cpu]` table: timing of the in-order cores.
+type CPU struct {
+	// ALUCycles is the latency, in cycles, of one register (non-memory)
+	// instruction.
+	ALUCycles uint64 `toml:"alu_cycles"`
+}
+
+// Cache is the `[cache]` table: the private caches of each core.
+type Cache struct {
+	// L1 is the `[cache.l1]` table: each core's private L1 data cache.
+	L1 L1 `toml:"l1"`
+}
+
+// L1 is the `[cache.l1]` table: geometry and timing of each core's private,
+// set-associative L1 cache.
+type L1 struct {
+	// SizeBytes is the capacity of one core's L1 in bytes; it must be a
+	// multiple of LineBytes*Assoc giving a power-of-two number of sets.
+	SizeBytes int `toml:"size_bytes"`
+	// Assoc is the number of ways per set (1 is direct-mapped).
+	Assoc int `toml:"assoc"`
+	// LineBytes is the cache line size in bytes, a power of two from 8 to 256.
+	LineBytes int `toml:"line_bytes"`
+	// HitCycles is the latency of an L1 hit in cycles.
+	HitCycles uint64 `toml:"hit_cycles"`
+}
+
+// Bus is the `[bus]` table: timing of the shared snooping bus.
+type Bus struct {
+	// WidthBytes is how many bytes the bus moves per bus cycle, for data and
+	// metadata payloads alike; a transfer of n bytes takes ceil(n/WidthBytes)
+	// cycles.
+	WidthBytes int `toml:"width_bytes"`
+	// ArbitrationCycles is the time in cycles from a bus request to its grant.
+	ArbitrationCycles uint64 `toml:"arbitration_cycles"`
+	// SnoopCycles is the time in cycles for the other caches to snoop a
+	// request and respond.
+	SnoopCycles uint64 `toml:"snoop_cycles"`
+	// C2CCycles is the time in cycles for a cache-to-cache supply of a line,
+	// before the data transfer.
+	C2CCycles uint64 `toml:"c2c_cycles"`
+}
+
+// Memory is the `[memory]` table: timing of main memory.
+type Memory struct {
+	// LatencyCycles is the time in cycles of a main-memory access, before
+	// the data transfer.
+	LatencyCycles uint64 `toml:"latency_cycles"`
+}
+
+// Default returns the default configuration, the machine of DESIGN.md §7
+// and of the `default` preset.
+func Default() Config {
+	return Config{
+		Sim: Sim{
+			Seed:            1,
+			MaxCycles:       100_000_000,
+			JitterCycles:    4,
+			StartSkewCycles: 0,
+		},
+		Machine: Machine{Cores: 8},
+		CPU:     CPU{ALUCycles: 1},
+		Cache: Cache{L1: L1{
+			SizeBytes: 32768,
+			Assoc:     8,
+			LineBytes: 64,
+			HitCycles: 1,
+		}},
+		Bus: Bus{
+			WidthBytes:        32,
+			ArbitrationCycles: 2,
+			SnoopCycles:       4,
+			C2CCycles:         10,
+		},
+		Memory: Memory{LatencyCycles: 100},
+	}
+}

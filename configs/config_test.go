@@ -1,0 +1,498 @@
+package configs_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+
+	"weft/configs"
+)
+
+// designTable is DESIGN.md §7's table of keys and defaults, in its order.
+var designTable = []struct{ key, value string }{
+	{"sim.seed", "1"},
+	{"sim.max_cycles", "100000000"},
+	{"sim.jitter_cycles", "4"},
+	{"sim.start_skew_cycles", "0"},
+	{"machine.cores", "8"},
+	{"cpu.alu_cycles", "1"},
+	{"cache.l1.size_bytes", "32768"},
+	{"cache.l1.assoc", "8"},
+	{"cache.l1.line_bytes", "64"},
+	{"cache.l1.hit_cycles", "1"},
+	{"bus.width_bytes", "32"},
+	{"bus.arbitration_cycles", "2"},
+	{"bus.snoop_cycles", "4"},
+	{"bus.c2c_cycles", "10"},
+	{"memory.latency_cycles", "100"},
+}
+
+func TestDefaultsMatchDesign(t *testing.T) {
+	c := configs.Default()
+	var keys []string
+	for _, row := range designTable {
+		keys = append(keys, row.key)
+		got, err := configs.Get(c, row.key)
+		if err != nil {
+			t.Errorf("Get(%s): %v", row.key, err)
+			continue
+		}
+		if got != row.value {
+			t.Errorf("default %s = %s, want %s", row.key, got, row.value)
+		}
+	}
+	if got := configs.Keys(); !reflect.DeepEqual(got, keys) {
+		t.Errorf("Keys() = %v\nwant     %v", got, keys)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("Default().Validate() = %v", err)
+	}
+}
+
+func TestPresets(t *testing.T) {
+	names := configs.PresetNames()
+	if !strings.Contains(","+strings.Join(names, ",")+",", ",default,") {
+		t.Fatalf("PresetNames() = %v, want it to include default", names)
+	}
+	for i := 1; i < len(names); i++ {
+		if names[i-1] >= names[i] {
+			t.Errorf("PresetNames() not sorted: %v", names)
+		}
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			p, err := configs.Preset(name)
+			if err != nil {
+				t.Fatalf("Preset: %v", err)
+			}
+			l, err := configs.Load(name)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if p != l {
+				t.Errorf("Preset(%q) != Load(%q)", name, name)
+			}
+		})
+	}
+	def, err := configs.Preset("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def != configs.Default() {
+		t.Errorf("preset default = %+v\nwant Default() = %+v", def, configs.Default())
+	}
+	if _, err := configs.Preset("nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf(`Preset("nope") error = %v, want one naming the preset`, err)
+	}
+	if _, err := configs.Preset("../presets/default"); err == nil {
+		t.Errorf("Preset with a path succeeded")
+	}
+}
+
+// The default preset spells out every key, each with a comment above it.
+func TestDefaultPresetListsEveryKey(t *testing.T) {
+	data, err := os.ReadFile("presets/default.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range configs.Keys() {
+		if !md.IsDefined(strings.Split(key, ".")...) {
+			t.Errorf("default.toml does not set %s", key)
+		}
+	}
+	lines := strings.Split(string(data), "\n")
+	for i, line := range lines {
+		if !strings.Contains(line, "=") || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if i == 0 || !strings.HasPrefix(lines[i-1], "#") {
+			t.Errorf("default.toml:%d: %q has no comment above it", i+1, line)
+		}
+	}
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadFile(t *testing.T) {
+	path := writeFile(t, "cfg.toml", `
+# a partial config: everything else keeps its default
+[machine]
+cores = 16
+[cache.l1]
+size_bytes = 65536   # 64 KB
+`)
+	got, err := configs.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := configs.Default()
+	want.Machine.Cores = 16
+	want.Cache.L1.SizeBytes = 65536
+	if got != want {
+		t.Errorf("Load = %+v\nwant   %+v", got, want)
+	}
+
+	// A file named without .toml or a separator is still found.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mymachine"), []byte("machine.cores = 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	got, err = configs.Load("mymachine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Machine.Cores != 2 {
+		t.Errorf("Load(mymachine).Machine.Cores = %d, want 2", got.Machine.Cores)
+	}
+}
+
+func TestLoadFileErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.toml")
+	_, err := configs.Load(missing)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), missing) {
+		t.Errorf("Load(missing file) = %v, want a not-exist error naming the file", err)
+	}
+	_, err = configs.Load("no-such-preset")
+	if err == nil || !strings.Contains(err.Error(), `"no-such-preset"`) || !strings.Contains(err.Error(), "default") {
+		t.Errorf("Load(unknown preset) = %v, want an error naming it and listing presets", err)
+	}
+	if _, err := configs.Load(""); err == nil {
+		t.Errorf(`Load("") succeeded`)
+	}
+}
+
+// Decoding errors name the file, the line and the key.
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		want []string // substrings of the message
+		key  string   // *Error.Key
+		line int      // *Error.Line
+	}{
+		{"unknown top-level key", "colour = 3\n",
+			[]string{"cfg.toml:1: ", "colour", "unknown key"}, "colour", 1},
+		{"unknown table", "\n[bugabo]\nx = 1\n",
+			[]string{"cfg.toml:2: ", "bugabo", "unknown table"}, "bugabo", 2},
+		{"unknown nested key", "[cache.l1]\nassoc = 4\nsise_bytes = 5\n",
+			[]string{"cfg.toml:3: ", "cache.l1.sise_bytes", "unknown key", "did you mean cache.l1.size_bytes?"}, "cache.l1.sise_bytes", 3},
+		{"unknown nested table", "[cache.l2]\nsize_bytes = 5\n",
+			[]string{"cfg.toml:1: ", "cache.l2", "unknown table", "did you mean cache.l1?"}, "cache.l2", 1},
+		{"key in wrong table", "[sim]\ncores = 4\n",
+			[]string{"cfg.toml:2: ", "sim.cores", "did you mean machine.cores?"}, "sim.cores", 2},
+		{"keys are case-sensitive", "[sim]\nSeed = 4\n",
+			[]string{"cfg.toml:2: ", "sim.Seed", "unknown key", "did you mean sim.seed?"}, "sim.Seed", 2},
+		{"dotted unknown key", "machine.cpus = 4\n",
+			[]string{"cfg.toml:1: ", "machine.cpus", "unknown key"}, "machine.cpus", 1},
+		{"string for integer", "[cache.l1]\n\nsize_bytes = \"64k\"\n",
+			[]string{"cfg.toml:3: ", "cache.l1.size_bytes", "wrong type", "integer", `"64k"`}, "cache.l1.size_bytes", 3},
+		{"float for integer", "sim.seed = 1.5\n",
+			[]string{"cfg.toml:1: ", "sim.seed", "wrong type", "float 1.5"}, "sim.seed", 1},
+		{"bool in inline table", "cache.l1 = { assoc = true }\n",
+			[]string{"cfg.toml:1: ", "cache.l1.assoc", "wrong type", "boolean"}, "cache.l1.assoc", 1},
+		{"array for integer", "[bus]\nwidth_bytes = [32]\n",
+			[]string{"cfg.toml:2: ", "bus.width_bytes", "wrong type", "array"}, "bus.width_bytes", 2},
+		{"negative unsigned", "[memory]\nlatency_cycles = -5\n",
+			[]string{"cfg.toml:2: ", "memory.latency_cycles", "negative", "-5"}, "memory.latency_cycles", 2},
+		{"value for table", "cache = 5\n",
+			[]string{"cfg.toml:1: ", "cache", "expected a table", "integer 5"}, "cache", 1},
+		{"value for nested table", "[cache]\nl1 = 3\n",
+			[]string{"cfg.toml:2: ", "cache.l1", "expected a table"}, "cache.l1", 2},
+		{"array of tables", "[[sim]]\nseed = 1\n",
+			[]string{"cfg.toml:1: ", "sim", "expected a table", "array of tables"}, "sim", 1},
+		{"malformed table header", "[sim]\nseed = 1\n[cache.l1\nassoc = 2\n",
+			[]string{"cfg.toml:3: ", "invalid TOML"}, "", 3},
+		{"missing value", "[sim]\nseed = 1\nmax_cycles =\n",
+			[]string{"cfg.toml:3: ", "invalid TOML"}, "", 3},
+		{"duplicate key", "[sim]\nseed = 1\nseed = 2\n",
+			[]string{"cfg.toml:3: ", "invalid TOML", "sim.seed"}, "", 3},
+		{"bare word", "[machine]\n\n\ncores = eight\n",
+			[]string{"cfg.toml:4: ", "invalid TOML"}, "", 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := configs.Parse("cfg.toml", []byte(tt.doc))
+			if err == nil {
+				t.Fatalf("Parse succeeded, want an error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			var ce *configs.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v is not a *configs.Error", err)
+			}
+			if ce.File != "cfg.toml" || ce.Key != tt.key || ce.Line != tt.line {
+				t.Errorf("Error{File %q, Key %q, Line %d}, want {cfg.toml, %q, %d}",
+					ce.File, ce.Key, ce.Line, tt.key, tt.line)
+			}
+		})
+	}
+}
+
+// Every validated key reports its own out-of-range values, by Validate and
+// (with the file named) by Load.
+func TestValidateErrors(t *testing.T) {
+	tests := []struct {
+		set  string // an override that breaks one key
+		key  string
+		want string
+	}{
+		{"sim.max_cycles=0", "sim.max_cycles", "at least 1"},
+		{"sim.seed=-1", "", ""}, // rejected by the decoder, see below
+		{"machine.cores=0", "machine.cores", "from 1 to 64, got 0"},
+		{"machine.cores=65", "machine.cores", "from 1 to 64, got 65"},
+		{"machine.cores=-2", "machine.cores", "from 1 to 64, got -2"},
+		{"cpu.alu_cycles=0", "cpu.alu_cycles", "at least 1"},
+		{"cache.l1.line_bytes=48", "cache.l1.line_bytes", "power of two from 8 to 256, got 48"},
+		{"cache.l1.line_bytes=4", "cache.l1.line_bytes", "power of two from 8 to 256, got 4"},
+		{"cache.l1.line_bytes=512", "cache.l1.line_bytes", "power of two from 8 to 256, got 512"},
+		{"cache.l1.assoc=0", "cache.l1.assoc", "at least 1"},
+		{"cache.l1.size_bytes=0", "cache.l1.size_bytes", "positive"},
+		{"cache.l1.size_bytes=-4096", "cache.l1.size_bytes", "positive"},
+		{"cache.l1.size_bytes=1000", "cache.l1.size_bytes", "multiple of line_bytes × assoc"},
+		{"cache.l1.size_bytes=3000000", "cache.l1.size_bytes", "multiple of line_bytes × assoc"},
+		{"cache.l1.size_bytes=24576", "cache.l1.size_bytes", "power-of-two number of sets"},
+		{"cache.l1.assoc=1024", "cache.l1.size_bytes", "multiple of line_bytes × assoc"},
+		{"cache.l1.hit_cycles=0", "cache.l1.hit_cycles", "at least 1"},
+		{"bus.width_bytes=0", "bus.width_bytes", "at least 1"},
+		{"bus.width_bytes=-8", "bus.width_bytes", "at least 1"},
+	}
+	for _, tt := range tests {
+		if tt.key == "" {
+			continue
+		}
+		t.Run(tt.set, func(t *testing.T) {
+			c := configs.Default()
+			if err := c.Set(tt.set); err != nil {
+				t.Fatalf("Set: %v", err)
+			}
+			err := c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tt.key+": ") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Validate() = %v, want an error naming %s and saying %q", err, tt.key, tt.want)
+			}
+			var ce *configs.Error
+			if !errors.As(err, &ce) || ce.Key != tt.key {
+				t.Errorf("Validate() = %#v, want a *configs.Error with Key %s", err, tt.key)
+			}
+
+			key, value, _ := strings.Cut(tt.set, "=")
+			path := writeFile(t, "bad.toml", key+" = "+value+"\n")
+			_, err = configs.Load(path)
+			if err == nil || !strings.Contains(err.Error(), path+": "+tt.key+": ") {
+				t.Errorf("Load = %v, want an error naming %s and %s", err, path, tt.key)
+			}
+		})
+	}
+
+	// Every problem is reported, not only the first.
+	c := configs.Default()
+	c.Machine.Cores = 0
+	c.Bus.WidthBytes = 0
+	err := c.Validate()
+	if err == nil || !strings.Contains(err.Error(), "machine.cores") || !strings.Contains(err.Error(), "bus.width_bytes") {
+		t.Errorf("Validate() = %v, want both machine.cores and bus.width_bytes", err)
+	}
+
+	// Values the decoder cannot produce but a caller can.
+	c = configs.Default()
+	c.Sim.Seed = 1 << 63
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "sim.seed") {
+		t.Errorf("Validate(seed 2^63) = %v, want an error naming sim.seed", err)
+	}
+
+	// Geometries that are fine.
+	for _, set := range [][]string{
+		{"cache.l1.size_bytes=64", "cache.l1.line_bytes=64", "cache.l1.assoc=1"},
+		{"cache.l1.size_bytes=1024", "cache.l1.line_bytes=8", "cache.l1.assoc=128"},
+		{"cache.l1.size_bytes=98304", "cache.l1.assoc=12"}, // 12 ways × 128 sets
+		{"machine.cores=1", "machine.cores=64"},
+		{"bus.width_bytes=24", "memory.latency_cycles=0", "sim.jitter_cycles=0"},
+	} {
+		c := configs.Default()
+		for _, s := range set {
+			if err := c.Set(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("%v: Validate() = %v, want nil", set, err)
+		}
+	}
+}
+
+func TestSet(t *testing.T) {
+	tests := []struct {
+		assignment string
+		key, want  string
+	}{
+		{"cache.l1.size_bytes=65536", "cache.l1.size_bytes", "65536"},
+		{"sim.seed=7", "sim.seed", "7"},
+		{"memory.latency_cycles=200", "memory.latency_cycles", "200"},
+		{" machine.cores = 16 ", "machine.cores", "16"},
+		{"sim.max_cycles=1_000_000", "sim.max_cycles", "1000000"},
+		{"bus.width_bytes=0x40", "bus.width_bytes", "64"},
+		{"sim.seed=9 # comment", "sim.seed", "9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.assignment, func(t *testing.T) {
+			c := configs.Default()
+			if err := c.Set(tt.assignment); err != nil {
+				t.Fatalf("Set: %v", err)
+			}
+			if got, _ := configs.Get(c, tt.key); got != tt.want {
+				t.Errorf("%s = %s, want %s", tt.key, got, tt.want)
+			}
+			want := configs.Default()
+			if err := want.Set(tt.key + "=" + tt.want); err != nil {
+				t.Fatal(err)
+			}
+			if c != want {
+				t.Errorf("Set changed other keys: %+v", c)
+			}
+		})
+	}
+}
+
+func TestSetErrors(t *testing.T) {
+	tests := []struct {
+		assignment string
+		want       []string
+	}{
+		{"sim.seed", []string{`"sim.seed"`, "key=value"}},
+		{"=7", []string{"missing key"}},
+		{"sim.seed=", []string{"sim.seed: ", "missing value"}},
+		{"sim.sed=7", []string{"sim.sed: ", "unknown key", "did you mean sim.seed?"}},
+		{"nosuch=1", []string{"nosuch: ", "unknown key"}},
+		{"cache.l1.sise_bytes=1", []string{"cache.l1.sise_bytes: ", "unknown key"}},
+		{"cache.l1=5", []string{"cache.l1: ", "is a table", "cache.l1.size_bytes"}},
+		{"sim.seed=abc", []string{"sim.seed: ", "invalid value abc"}},
+		{"sim.seed=7 8", []string{"sim.seed: ", "invalid value"}},
+		{`sim.seed="7"`, []string{"sim.seed: ", "wrong type", `"7"`}},
+		{"sim.seed=1.5", []string{"sim.seed: ", "wrong type"}},
+		{"sim.seed=-1", []string{"sim.seed: ", "negative"}},
+		{"machine.cores=true", []string{"machine.cores: ", "wrong type"}},
+		{"machine.cores={x=1}", []string{"machine.cores: ", "wrong type", "table"}},
+		{"sim.seed=7\nmachine.cores=2", []string{"sim.seed: ", "not a single TOML value"}},
+		{"sim.seed=7\n[machine]\ncores=2", []string{"sim.seed: ", "not a single TOML value"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.assignment, func(t *testing.T) {
+			c := configs.Default()
+			c.Sim.Seed = 42 // not the default, to see it survive
+			before := c
+			err := c.Set(tt.assignment)
+			if err == nil {
+				t.Fatalf("Set succeeded, want an error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if c != before {
+				t.Errorf("config changed by a failed Set: %+v", c)
+			}
+		})
+	}
+}
+
+func TestTOMLRoundTrip(t *testing.T) {
+	tweaked := configs.Default()
+	for _, s := range []string{"sim.seed=123456789012", "machine.cores=3", "cache.l1.assoc=4",
+		"bus.c2c_cycles=0", "sim.max_cycles=9223372036854775807"} {
+		if err := tweaked.Set(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, c := range map[string]configs.Config{"default": configs.Default(), "tweaked": tweaked} {
+		t.Run(name, func(t *testing.T) {
+			text := c.TOML()
+			got, err := configs.Parse("out.toml", []byte(text))
+			if err != nil {
+				t.Fatalf("Parse(TOML()): %v\n%s", err, text)
+			}
+			if got != c {
+				t.Errorf("round trip = %+v\nwant        %+v", got, c)
+			}
+			loaded, err := configs.Load(writeFile(t, "out.toml", text))
+			if err != nil || loaded != c {
+				t.Errorf("Load(TOML()) = %+v, %v", loaded, err)
+			}
+			for _, key := range configs.Keys() {
+				if !strings.Contains(text, key[strings.LastIndexByte(key, '.')+1:]+" = ") {
+					t.Errorf("TOML() lacks %s", key)
+				}
+			}
+			if c.TOML() != text {
+				t.Errorf("TOML() not stable")
+			}
+		})
+	}
+}
+
+func TestHash(t *testing.T) {
+	base := configs.Default()
+	h := base.Hash()
+	if len(h) != 16 || strings.Trim(h, "0123456789abcdef") != "" {
+		t.Errorf("Hash() = %q, want 16 hex digits", h)
+	}
+	if again := configs.Default().Hash(); again != h {
+		t.Errorf("Hash not stable: %s then %s", h, again)
+	}
+	p, _ := configs.Preset("default")
+	if p.Hash() != h {
+		t.Errorf("preset default hash %s != Default() hash %s", p.Hash(), h)
+	}
+	seen := map[string]string{h: "default"}
+	for _, key := range configs.Keys() {
+		v, _ := configs.Get(base, key)
+		c := base
+		if v == "0" {
+			v = ""
+		}
+		if err := c.Set(key + "=" + v + "1"); err != nil { // append a digit: always a different value
+			t.Fatal(err)
+		}
+		hc := c.Hash()
+		if prev, dup := seen[hc]; dup {
+			t.Errorf("changing %s gives the hash of %s", key, prev)
+		}
+		seen[hc] = key
+	}
+}
+
+func TestGet(t *testing.T) {
+	c := configs.Default()
+	for _, key := range configs.Keys() {
+		if v, err := configs.Get(c, key); err != nil || v == "" {
+			t.Errorf("Get(%s) = %q, %v", key, v, err)
+		}
+	}
+	for _, key := range []string{"sim", "cache.l1", "sim.sed", "", "sim.seed.x"} {
+		if _, err := configs.Get(c, key); err == nil {
+			t.Errorf("Get(%q) succeeded", key)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package core
+
+import "fmt"
+
+// Cycle is simulated time in processor cycles. One clock drives the machine.
+type Cycle uint64
+
+// Kind names what an Event reports. The names are stable: trace files and
+// detectors depend on them.
+type Kind uint8
+
+// The event kinds, grouped as in DESIGN.md §3.
+const (
+	KindNone Kind = iota
+
+	// Program events.
+	KindRead
+	KindWrite
+	KindRMW
+	KindSpawn
+	KindJoin
+	KindThreadExit
+	KindAcquire
+	KindRelease
+	KindBarrierArrive
+	KindBarrierLeave
+	KindCondWait
+	KindCondWake
+	KindCondSignal
+	KindFree
+	KindOutput
+	KindAssertFail
+	KindErrorMsg
+	KindCrash
+	KindHang
+
+	// Coherence events.
+	KindBusRd
+	KindBusRdX
+	KindBusUpgr
+	KindWriteback
+	KindSnoop
+	KindFill
+	KindEvict
+	KindMetaPiggyback
+
+	// Bugaboo hardware events.
+	KindCtxShift
+	KindCTInsert
+	KindCTDrop
+	KindCTTrapBegin
+	KindCTDrain
+	KindCTTrapEnd
+
+	// PSet hardware events.
+	KindPSetCheck
+	KindPSetViolation
+	KindStallBegin
+	KindStallEnd
+	KindCheckpoint
+	KindRollback
+	KindRollbackExhausted
+	KindPSetUpdate
+
+	// Run events.
+	KindRunStart
+	KindRunEnd
+
+	// NumKinds is one past the last kind.
+	NumKinds
+)
+
+var kindNames = [NumKinds]string{
+	"None",
+	"Read", "Write", "RMW", "Spawn", "Join", "ThreadExit", "Acquire", "Release",
+	"BarrierArrive", "BarrierLeave", "CondWait", "CondWake", "CondSignal", "Free",
+	"Output", "AssertFail", "ErrorMsg", "Crash", "Hang",
+	"BusRd", "BusRdX", "BusUpgr", "Writeback", "Snoop", "Fill", "Evict", "MetaPiggyback",
+	"CtxShift", "CTInsert", "CTDrop", "CTTrapBegin", "CTDrain", "CTTrapEnd",
+	"PSetCheck", "PSetViolation", "StallBegin", "StallEnd", "Checkpoint", "Rollback",
+	"RollbackExhausted", "PSetUpdate",
+	"RunStart", "RunEnd",
+}
+
+// String returns the kind's stable name, e.g. "Read".
+func (k Kind) String() string {
+	if k < NumKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// ParseKind returns the kind with the given stable name.
+func ParseKind(name string) (Kind, error) {
+	for k, n := range kindNames {
+		if n == name && k != 0 {
+			return Kind(k), nil
+		}
+	}
+	return KindNone, fmt.Errorf("unknown event kind %q", name)
+}
+
+// KindMask is a set of kinds, one bit per kind.
+type KindMask uint64
+
+// MaskOf returns the set holding the given kinds.
+func MaskOf(kinds ...Kind) KindMask {
+	var m KindMask
+	for _, k := range kinds {
+		m |= 1 << k
+	}
+	return m
+}
+
+// AllKinds is the set of every kind.
+const AllKinds KindMask = (1<<NumKinds - 1) &^ 1
+
+// Has reports whether k is in the set.
+func (m KindMask) Has(k Kind) bool { return m&(1<<k) != 0 }
+
+// Event flags.
+const (
+	// FlagSync marks an access to a synchronisation word (lock, barrier,
+	// condition variable).
+	FlagSync uint8 = 1 << iota
+	// FlagHit marks an access that hit in the L1.
+	FlagHit
+	// FlagC2C marks a fill or transaction served cache to cache.
+	FlagC2C
+)
+
+// NoPC is the PC of events that no instruction caused.
+const NoPC int32 = -1
+
+// Event is one flat record of the event stream. Which fields a kind uses is
+// documented beside the producer; unused fields are zero. List is borrowed:
+// an observer that keeps it must copy it.
+type Event struct {
+	Kind   Kind
+	Flags  uint8
+	Core   int32
+	Thread int32
+	PC     int32
+	Cycle  Cycle
+	Addr   uint64
+	Value  int64
+	Words  [4]uint64
+	List   []uint64
+}
+
+// Observer is a passive consumer of events. It must not change the run.
+type Observer interface {
+	Observe(e *Event)
+}
+
+type watcher struct {
+	mask KindMask
+	obs  Observer
+}
+
+// Stream fans events out to observers registered by kind mask. Producers
+// call Watching before filling an event, so an unwatched kind costs one
+// branch.
+type Stream struct {
+	mask     KindMask
+	watchers []watcher
+}
+
+// Attach registers an observer for the kinds in mask.
+func (s *Stream) Attach(mask KindMask, o Observer) {
+	s.watchers = append(s.watchers, watcher{mask: mask, obs: o})
+	s.mask |= mask
+}
+
+// Watching reports whether any observer wants kind k.
+func (s *Stream) Watching(k Kind) bool { return s.mask&(1<<k) != 0 }
+
+// Mask returns the union of all observers' masks.
+func (s *Stream) Mask() KindMask { return s.mask }
+
+// Emit delivers e to every observer that watches its kind, in attach order.
+func (s *Stream) Emit(e *Event) {
+	bit := KindMask(1) << e.Kind
+	if s.mask&bit == 0 {
+		return
+	}
+	for i := range s.watchers {
+		if s.watchers[i].mask&bit != 0 {
+			s.watchers[i].obs.Observe(e)
+		}
+	}
+}
+
+// ObserverFunc adapts a function to the Observer interface.
+type ObserverFunc func(e *Event)
+
+// Observe calls f(e).
+func (f ObserverFunc) Observe(e *Event) { f(e) }

@@ -1,0 +1,709 @@
+package cpu
+
+import (
+	"fmt"
+
+	"weft/coherence"
+	"weft/core"
+	"weft/isa"
+)
+
+// status is what a core is doing.
+type status uint8
+
+const (
+	statusIdle status = iota
+	statusRunning
+	statusMem
+	statusLock
+	statusBarrier
+	statusCond
+	statusJoin
+	statusParked
+	statusStalled
+	statusDone
+)
+
+var statusNames = [...]string{"idle", "running", "waiting for memory", "waiting for a lock",
+	"waiting at a barrier", "waiting on a condition variable", "waiting to join", "parked", "stalled", "done"}
+
+func (s status) String() string { return statusNames[s] }
+
+const opExec int32 = 1
+
+// coreState is a core's whole mutable state: a plain value, so a snapshot
+// copies it.
+type coreState struct {
+	Status    status
+	Thread    int32
+	PC        int32
+	SP        int32
+	Time      core.Cycle
+	Regs      [isa.NumRegs]int64
+	Ret       [isa.ReturnStackDepth]int32
+	Issued    bool
+	Phase     uint8
+	TimedOut  bool
+	Bucket    Bucket
+	WaitStart core.Cycle
+	WaitLine  uint64
+	WaitAddr  uint64
+	WaitTid   int32
+	WaitSeq   uint64
+	Gen       uint64
+	Start     core.Cycle
+	IdleSince core.Cycle
+	Instrs    uint64
+	Buckets   [NumBuckets]core.Cycle
+	RNG       core.RNG
+	ParkPC    int32
+	ParkRule  int32
+	// Lat is the latency still to add after the access being performed
+	// (the hit latency; zero after a miss, whose latency has passed).
+	Lat core.Cycle
+}
+
+// Core is one in-order, blocking core running at most one thread.
+type Core struct {
+	m      *Machine
+	id     int
+	target int32
+	st     coreState
+}
+
+// ID returns the core's index.
+func (c *Core) ID() int { return c.id }
+
+// Thread returns the thread running on the core, or -1.
+func (c *Core) Thread() int32 { return c.st.Thread }
+
+// Regs returns the current thread's registers.
+func (c *Core) Regs() [isa.NumRegs]int64 { return c.st.Regs }
+
+// PC returns the current thread's PC.
+func (c *Core) PC() int32 { return c.st.PC }
+
+func (c *Core) schedule(at core.Cycle) {
+	c.m.eng.Schedule(at, c.target, opExec, c.st.Gen)
+}
+
+// Handle resumes the core (the engine calls it).
+func (c *Core) Handle(now core.Cycle, op int32, arg uint64) {
+	if arg != c.st.Gen || c.m.st.ended {
+		return
+	}
+	switch c.st.Status {
+	case statusRunning:
+		c.run()
+	case statusParked:
+		c.releasePark(now, true)
+	case statusStalled:
+		c.st.TimedOut = true
+		c.resumeStall(now, true)
+	}
+}
+
+// TxnDone resumes the core when its bus transaction completes.
+func (c *Core) TxnDone(now core.Cycle, frame int) {
+	if c.m.st.ended {
+		return
+	}
+	c.endWait(now)
+	in := &c.m.prog.Instrs[c.st.PC]
+	if c.globalOp(in, frame) {
+		c.run()
+	}
+}
+
+// LineLost wakes a lock waiter whose cached lock line was invalidated.
+func (c *Core) LineLost(now core.Cycle, line uint64) {
+	if c.st.Status == statusLock && c.st.WaitLine == line {
+		c.endWait(now)
+		c.schedule(now)
+	}
+	if c.m.st.parksLive > 0 {
+		c.m.lineLost(now, line)
+	}
+}
+
+// wait blocks the core in status s, accounting the time to bucket b.
+func (c *Core) wait(s status, b Bucket) {
+	c.st.Status = s
+	c.st.Bucket = b
+	c.st.WaitStart = c.st.Time
+}
+
+// endWait unblocks the core at cycle now.
+func (c *Core) endWait(now core.Cycle) {
+	if now > c.st.WaitStart {
+		c.st.Buckets[c.st.Bucket] += now - c.st.WaitStart
+	}
+	if now > c.st.Time {
+		c.st.Time = now
+	}
+	c.st.Status = statusRunning
+}
+
+// finish closes the core's accounting at the end of the run.
+func (c *Core) finish(at core.Cycle) {
+	st := &c.st
+	switch st.Status {
+	case statusIdle, statusDone:
+		if at > st.IdleSince {
+			st.Buckets[Idle] += at - st.IdleSince
+		}
+		st.IdleSince = at
+	case statusRunning:
+	default:
+		if at > st.WaitStart {
+			st.Buckets[st.Bucket] += at - st.WaitStart
+		}
+	}
+	var waits core.Cycle
+	for b := MemStall; b < NumBuckets; b++ {
+		waits += st.Buckets[b]
+	}
+	st.Buckets[Busy] = 0
+	if at > waits {
+		st.Buckets[Busy] = at - waits
+	}
+	if st.Thread >= 0 && int(st.Thread) < len(c.m.st.threads) && !c.m.st.threads[st.Thread].Exited {
+		c.m.st.threads[st.Thread].Instrs = st.Instrs
+		c.m.st.threads[st.Thread].End = at
+	}
+}
+
+// run executes instructions from the current PC until the core blocks,
+// must wait for global time, or its thread ends.
+func (c *Core) run() {
+	m := c.m
+	st := &c.st
+	prog := m.prog.Instrs
+	alu := m.spec.ALUCycles
+	pc, t := st.PC, st.Time
+	for !m.st.ended {
+		if uint32(pc) >= uint32(len(prog)) {
+			st.PC, st.Time = pc, t
+			c.syncCrash(fmt.Sprintf("pc %d is outside the program", pc))
+			return
+		}
+		if pc == st.ParkPC {
+			st.PC, st.Time = pc, t
+			if !c.park() {
+				return
+			}
+			pc, t = st.PC, st.Time
+		}
+		in := &prog[pc]
+		r := &st.Regs
+		var b int64
+		if in.UseImm {
+			b = in.Imm
+		} else {
+			b = r[in.Rt]
+		}
+		switch in.Op {
+		case isa.OpLi, isa.OpLa:
+			r[in.Rd] = in.Imm
+		case isa.OpMov:
+			r[in.Rd] = r[in.Rs]
+		case isa.OpAdd:
+			r[in.Rd] = r[in.Rs] + b
+		case isa.OpSub:
+			r[in.Rd] = r[in.Rs] - b
+		case isa.OpMul:
+			r[in.Rd] = r[in.Rs] * b
+		case isa.OpDiv, isa.OpRem:
+			if b == 0 {
+				st.PC, st.Time = pc, t
+				c.syncCrash("division by zero")
+				return
+			}
+			a := r[in.Rs]
+			if b == -1 {
+				// Go panics on MinInt64 / -1 for constants only; keep the
+				// wrap-around result explicit.
+				if in.Op == isa.OpDiv {
+					r[in.Rd] = -a
+				} else {
+					r[in.Rd] = 0
+				}
+			} else if in.Op == isa.OpDiv {
+				r[in.Rd] = a / b
+			} else {
+				r[in.Rd] = a % b
+			}
+		case isa.OpAnd:
+			r[in.Rd] = r[in.Rs] & b
+		case isa.OpOr:
+			r[in.Rd] = r[in.Rs] | b
+		case isa.OpXor:
+			r[in.Rd] = r[in.Rs] ^ b
+		case isa.OpShl:
+			r[in.Rd] = r[in.Rs] << (uint64(b) & 63)
+		case isa.OpShr:
+			r[in.Rd] = int64(uint64(r[in.Rs]) >> (uint64(b) & 63))
+		case isa.OpSar:
+			r[in.Rd] = r[in.Rs] >> (uint64(b) & 63)
+		case isa.OpSeq:
+			r[in.Rd] = b2i(r[in.Rs] == b)
+		case isa.OpSne:
+			r[in.Rd] = b2i(r[in.Rs] != b)
+		case isa.OpSlt:
+			r[in.Rd] = b2i(r[in.Rs] < b)
+		case isa.OpSle:
+			r[in.Rd] = b2i(r[in.Rs] <= b)
+		case isa.OpTid:
+			r[in.Rd] = int64(st.Thread)
+		case isa.OpNop:
+		case isa.OpWork:
+			t += core.Cycle(in.Imm)
+		case isa.OpDelay:
+			t += core.Cycle(st.RNG.Range(uint64(in.Imm), uint64(in.Imm2)))
+		case isa.OpBeq, isa.OpBne, isa.OpBlt, isa.OpBge, isa.OpBeqz, isa.OpBnez, isa.OpJmp:
+			var taken bool
+			switch in.Op {
+			case isa.OpBeq:
+				taken = r[in.Rs] == b
+			case isa.OpBne:
+				taken = r[in.Rs] != b
+			case isa.OpBlt:
+				taken = r[in.Rs] < b
+			case isa.OpBge:
+				taken = r[in.Rs] >= b
+			case isa.OpBeqz:
+				taken = r[in.Rs] == 0
+			case isa.OpBnez:
+				taken = r[in.Rs] != 0
+			default:
+				taken = true
+			}
+			t += alu
+			st.Instrs++
+			if taken {
+				if in.Target <= pc && t > m.spec.MaxCycles {
+					// An endless register-only loop: let the engine
+					// declare the hang at global time.
+					st.PC, st.Time = in.Target, t
+					c.schedule(t)
+					return
+				}
+				pc = in.Target
+			} else {
+				pc++
+			}
+			continue
+		case isa.OpCall:
+			if st.SP >= isa.ReturnStackDepth {
+				st.PC, st.Time = pc, t
+				c.syncCrash(fmt.Sprintf("return stack overflow (depth %d)", isa.ReturnStackDepth))
+				return
+			}
+			st.Ret[st.SP] = pc + 1
+			st.SP++
+			t += alu
+			st.Instrs++
+			pc = in.Target
+			continue
+		case isa.OpRet:
+			if st.SP == 0 {
+				st.PC, st.Time = pc, t
+				c.syncCrash("ret with an empty return stack")
+				return
+			}
+			st.SP--
+			t += alu
+			st.Instrs++
+			pc = st.Ret[st.SP]
+			continue
+		default:
+			st.PC, st.Time = pc, t
+			if !c.globalOp(in, -1) {
+				return
+			}
+			pc, t = st.PC, st.Time
+			continue
+		}
+		r[0] = 0
+		t += alu
+		st.Instrs++
+		pc++
+	}
+	st.PC, st.Time = pc, t
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// syncCrash crashes the run at the core's current time, once that time is
+// reached globally.
+func (c *Core) syncCrash(msg string) {
+	if !c.atGlobal(c.st.Time) {
+		c.st.Issued = true
+		c.schedule(c.st.Time)
+		return
+	}
+	c.m.crash(Crash, c, msg, c.st.Time)
+}
+
+// atGlobal reports whether the core may act at cycle t now: either t is
+// the cycle of the event being handled (the core's own event or the
+// transaction that resumed it, so everything ordered before it has fired)
+// or t is strictly before every queued event (the lookahead rule).
+func (c *Core) atGlobal(t core.Cycle) bool {
+	return t == c.m.eng.Now() || c.m.eng.CanRunAt(t)
+}
+
+// globalOp performs an instruction whose effects other threads can see, at
+// its own cycle in global order. It reports whether the core may go on
+// running; otherwise the core has blocked or scheduled itself. frame is the
+// L1 frame a completed transaction just filled, or -1.
+func (c *Core) globalOp(in *isa.Instruction, frame int) bool {
+	m := c.m
+	st := &c.st
+	if !st.Issued {
+		st.Issued = true
+		if m.spec.JitterCycles > 0 && in.Op.TouchesMemory() {
+			j := core.Cycle(st.RNG.Range(0, m.spec.JitterCycles))
+			st.Time += j
+			st.Buckets[MemStall] += j
+		}
+	}
+	for {
+		if frame < 0 && !c.atGlobal(st.Time) {
+			c.schedule(st.Time)
+			return false
+		}
+		done, ok := c.step(in, frame)
+		frame = -1
+		if !ok {
+			return false
+		}
+		if done {
+			c.retire()
+			return !m.st.ended
+		}
+	}
+}
+
+// addr computes a memory operand and checks it; it crashes the run and
+// returns false for an illegal address.
+func (c *Core) addr(base uint8, off int64) (uint64, bool) {
+	a := uint64(c.st.Regs[base] + off)
+	if msg := c.m.badAddr(a); msg != "" {
+		c.m.crash(Crash, c, msg, c.st.Time)
+		return 0, false
+	}
+	return a, true
+}
+
+// badAddr explains why a is not a legal data address, or returns "".
+func (m *Machine) badAddr(a uint64) string {
+	switch {
+	case a < isa.NullPageEnd:
+		return fmt.Sprintf("null-page access at %#x", a)
+	case a&(isa.WordBytes-1) != 0:
+		return fmt.Sprintf("misaligned access at %#x", a)
+	case a < isa.DataBase || (a >= m.dataEnd && a < m.heapBase) || a >= m.st.heapNext:
+		return fmt.Sprintf("access outside data and heap at %#x", a)
+	case m.st.anyFreed && m.isFreed(a):
+		return fmt.Sprintf("access to freed word at %#x", a)
+	}
+	return ""
+}
+
+func (m *Machine) wordIndex(a uint64) uint64 { return (a - isa.DataBase) / isa.WordBytes }
+
+func (m *Machine) isFreed(a uint64) bool {
+	i := m.wordIndex(a)
+	return i/64 < uint64(len(m.st.freed)) && m.st.freed[i/64]&(1<<(i%64)) != 0
+}
+
+// line gets addr's line into the L1 with the permission asked for. It
+// returns the frame, or -1 when the core must wait (for the bus or a stall).
+func (c *Core) line(addr uint64, write bool, frame int) int {
+	m := c.m
+	if frame < 0 {
+		frame = m.mem.Probe(c.id, addr, write)
+		if frame < 0 {
+			c.wait(statusMem, c.st.Bucket)
+			m.mem.Request(c.id, addr, write, c.st.PC, c.st.Time+m.spec.HitCycles)
+			return -1
+		}
+		c.st.Lat = m.spec.HitCycles
+	} else {
+		c.st.Lat = 0
+	}
+	if m.check != nil && !c.checkPhase(addr, write) {
+		return -1
+	}
+	return frame
+}
+
+// performed finishes an access performed on frame: the extension hook, the
+// schedule-control watchers, and the hit latency.
+func (c *Core) performed(frame int, a uint64, write bool) {
+	m := c.m
+	m.mem.Accessed(c.id, frame, a, write, c.st.PC)
+	if m.st.parksLive|m.st.stalled != 0 {
+		m.notifyAccess(c, a, write)
+	}
+	c.st.Time += c.st.Lat
+}
+
+// retire finishes the current instruction's bookkeeping.
+func (c *Core) retire() {
+	c.st.Issued = false
+	c.st.Phase = 0
+	c.st.TimedOut = false
+	c.st.Instrs++
+}
+
+// step performs one phase of in. done says the instruction finished; ok
+// says the core may continue (false when it blocked or the run ended).
+func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
+	m := c.m
+	st := &c.st
+	r := &st.Regs
+	switch in.Op {
+	case isa.OpLd, isa.OpSt, isa.OpCas, isa.OpXchg, isa.OpFadd:
+		a, good := c.addr(in.Base, in.Off)
+		if !good {
+			return false, false
+		}
+		write := in.Op != isa.OpLd
+		st.Bucket = MemStall
+		f := c.line(a, write, frame)
+		if f < 0 {
+			return false, false
+		}
+		mem := m.mem
+		old := mem.ReadWord(f, a)
+		switch in.Op {
+		case isa.OpLd:
+			r[in.Rd] = old
+			m.stats(StatLoads)
+			c.emitAccess(core.KindRead, a, old, 0, 0)
+		case isa.OpSt:
+			v := r[in.Rs]
+			mem.WriteWord(f, a, v)
+			m.stats(StatStores)
+			c.emitAccess(core.KindWrite, a, v, 0, 0)
+		default:
+			v := old
+			stored := true
+			switch in.Op {
+			case isa.OpCas:
+				stored = old == r[in.Rs]
+				if stored {
+					v = r[in.Rt]
+				}
+			case isa.OpXchg:
+				v = r[in.Rs]
+			case isa.OpFadd:
+				if in.UseImm {
+					v = old + in.Imm
+				} else {
+					v = old + r[in.Rs]
+				}
+			}
+			if stored {
+				mem.WriteWord(f, a, v)
+			}
+			r[in.Rd] = old
+			m.stats(StatRMWs)
+			c.emitAccess(core.KindRMW, a, v, uint64(old), b2u(stored))
+		}
+		r[0] = 0
+		c.performed(f, a, write)
+		st.PC++
+		return true, true
+	case isa.OpLock:
+		return c.lockStep(in.Base, in.Off, frame, 0)
+	case isa.OpUnlock:
+		return c.unlockStep(in.Base, in.Off, frame)
+	case isa.OpBarrier:
+		return c.barrierStep(in, frame)
+	case isa.OpCwait:
+		return c.cwaitStep(in, frame)
+	case isa.OpCsignal, isa.OpCbcast:
+		return c.signalStep(in, frame)
+	case isa.OpSpawn:
+		return c.spawn(in)
+	case isa.OpJoin:
+		return c.join(in)
+	case isa.OpExit:
+		c.exit()
+		return false, false
+	case isa.OpAlloc:
+		n := in.Imm
+		if !in.UseImm {
+			n = r[in.Rs]
+		}
+		if n < 0 || uint64(n) > (m.heapEnd-m.st.heapNext)/isa.WordBytes {
+			m.crash(Crash, c, fmt.Sprintf("alloc of %d words: heap exhausted or negative size", n), st.Time)
+			return false, false
+		}
+		r[in.Rd] = int64(m.st.heapNext)
+		r[0] = 0
+		m.st.heapNext += uint64(n) * isa.WordBytes
+		m.mem.GrowMemory(int(m.wordIndex(m.st.heapNext)))
+		st.Time += m.spec.ALUCycles
+		st.PC++
+		return true, true
+	case isa.OpFree:
+		return c.free(in)
+	case isa.OpAssert:
+		if r[in.Rs] == 0 {
+			m.crash(Assert, c, m.message(in), st.Time)
+			return false, false
+		}
+		st.Time += m.spec.ALUCycles
+		st.PC++
+		return true, true
+	case isa.OpFail:
+		if m.events.Watching(core.KindErrorMsg) {
+			c.emit(core.KindErrorMsg, 0, 0)
+		}
+		m.setOutcome(Error, st.PC, st.Thread, m.message(in), st.Time)
+		st.Time += m.spec.ALUCycles
+		st.PC++
+		return true, true
+	case isa.OpOut:
+		m.st.outputs = append(m.st.outputs, r[in.Rs])
+		if m.events.Watching(core.KindOutput) {
+			c.emit(core.KindOutput, 0, r[in.Rs])
+		}
+		st.Time += m.spec.ALUCycles
+		st.PC++
+		return true, true
+	case isa.OpRoiBegin:
+		if m.st.roiState == roiNone {
+			m.syncInstrStat()
+			m.openROI(st.Time)
+		}
+		st.Time += m.spec.ALUCycles
+		st.PC++
+		return true, true
+	case isa.OpRoiEnd:
+		if m.st.roiState == roiOpen {
+			m.syncInstrStat()
+			m.closeROI(st.Time)
+		}
+		st.Time += m.spec.ALUCycles
+		st.PC++
+		return true, true
+	}
+	if uint32(st.PC) >= uint32(len(m.prog.Instrs)) {
+		m.crash(Crash, c, fmt.Sprintf("pc %d is outside the program", st.PC), st.Time)
+		return false, false
+	}
+	m.st.internal = fmt.Errorf("cpu: opcode %s at pc %d has no global semantics", in.Op, st.PC)
+	m.endRun(st.Time)
+	return false, false
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (m *Machine) stats(s Stat) {
+	m.st.stats[s]++
+	m.st.stats[StatMemOps]++
+}
+
+func (m *Machine) message(in *isa.Instruction) string {
+	if in.Msg >= 0 && int(in.Msg) < len(m.prog.Strings) {
+		return m.prog.Strings[in.Msg]
+	}
+	return ""
+}
+
+// syncInstrStat refreshes the instruction counter from the cores.
+func (m *Machine) syncInstrStat() {
+	var n uint64
+	for _, t := range m.st.threads {
+		if t.Exited {
+			n += t.Instrs
+		}
+	}
+	for _, c := range m.cores {
+		if c.st.Thread >= 0 && !m.st.threads[c.st.Thread].Exited {
+			n += c.st.Instrs
+		}
+	}
+	m.st.stats[StatInstructions] = n
+}
+
+// emitAccess emits a Read, Write or RMW event for the current instruction.
+func (c *Core) emitAccess(k core.Kind, addr uint64, v int64, w0, w1 uint64) {
+	if !c.m.events.Watching(k) {
+		return
+	}
+	c.emitAccessFlags(k, addr, v, w0, w1, 0)
+}
+
+func (c *Core) emitAccessFlags(k core.Kind, addr uint64, v int64, w0, w1 uint64, flags uint8) {
+	m := c.m
+	if !m.events.Watching(k) {
+		return
+	}
+	m.ev = core.Event{Kind: k, Flags: flags, Cycle: c.st.Time, Core: int32(c.id), Thread: c.st.Thread, PC: c.st.PC, Addr: addr, Value: v}
+	m.ev.Words[0], m.ev.Words[1] = w0, w1
+	m.events.Emit(&m.ev)
+}
+
+// emit emits a program event of kind k for the current instruction.
+func (c *Core) emit(k core.Kind, addr uint64, v int64, words ...uint64) {
+	m := c.m
+	m.ev = core.Event{Kind: k, Cycle: c.st.Time, Core: int32(c.id), Thread: c.st.Thread, PC: c.st.PC, Addr: addr, Value: v}
+	copy(m.ev.Words[:], words)
+	m.events.Emit(&m.ev)
+}
+
+func (c *Core) free(in *isa.Instruction) (bool, bool) {
+	m := c.m
+	st := &c.st
+	a := uint64(st.Regs[in.Base] + in.Off)
+	n := in.Imm
+	if n < 0 {
+		m.crash(Crash, c, fmt.Sprintf("free of %d words", n), st.Time)
+		return false, false
+	}
+	for i := int64(0); i < n; i++ {
+		w := a + uint64(i)*isa.WordBytes
+		if m.st.anyFreed && w&7 == 0 && w >= isa.DataBase && m.isFreed(w) {
+			m.crash(Crash, c, fmt.Sprintf("double free of word %#x", w), st.Time)
+			return false, false
+		}
+		if msg := m.badAddr(w); msg != "" {
+			m.crash(Crash, c, "free: "+msg, st.Time)
+			return false, false
+		}
+	}
+	for i := int64(0); i < n; i++ {
+		idx := m.wordIndex(a + uint64(i)*isa.WordBytes)
+		for uint64(len(m.st.freed)) <= idx/64 {
+			m.st.freed = append(m.st.freed, 0)
+		}
+		m.st.freed[idx/64] |= 1 << (idx % 64)
+	}
+	if n > 0 {
+		m.st.anyFreed = true
+	}
+	if m.events.Watching(core.KindFree) {
+		c.emit(core.KindFree, a, n)
+	}
+	st.Time += m.spec.ALUCycles
+	st.PC++
+	return true, true
+}
+
+var _ coherence.Client = (*Core)(nil)

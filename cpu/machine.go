@@ -1,0 +1,486 @@
+// Package cpu models the processor side of the machine: in-order blocking
+// cores that run one thread each, the synchronisation instructions as real
+// memory operations, outcomes, the per-core cycle breakdown, whole-machine
+// snapshots, and the schedule-control hook that testers use to force
+// interleavings.
+package cpu
+
+import (
+	"fmt"
+
+	"weft/coherence"
+	"weft/core"
+	"weft/isa"
+)
+
+// Spec is the fixed configuration of the processor side.
+type Spec struct {
+	Cores           int
+	ALUCycles       core.Cycle
+	HitCycles       core.Cycle
+	JitterCycles    uint64
+	StartSkewCycles uint64
+	MaxCycles       core.Cycle
+	// HeapWords bounds the bump heap; an alloc past it crashes.
+	HeapWords int
+}
+
+// DefaultHeapWords is the heap bound used when Spec.HeapWords is zero.
+const DefaultHeapWords = 1 << 22
+
+// OutcomeKind classifies how a run ended, in increasing precedence.
+type OutcomeKind uint8
+
+// The outcomes, lowest precedence first.
+const (
+	Pass OutcomeKind = iota
+	WrongOutput
+	Hang
+	Error
+	Assert
+	Crash
+)
+
+var outcomeNames = [...]string{"pass", "wrong_output", "hang", "error", "assert", "crash"}
+
+// String returns the outcome's name as it appears in run JSON.
+func (k OutcomeKind) String() string { return outcomeNames[k] }
+
+// ParseOutcome parses an outcome name.
+func ParseOutcome(s string) (OutcomeKind, error) {
+	for i, n := range outcomeNames {
+		if n == s {
+			return OutcomeKind(i), nil
+		}
+	}
+	return Pass, fmt.Errorf("unknown outcome %q", s)
+}
+
+// Outcome says how a run ended and which instruction caused it.
+type Outcome struct {
+	Kind   OutcomeKind
+	PC     int32
+	Thread int32
+	Msg    string
+	Cycle  core.Cycle
+}
+
+// Bucket is one class of the per-core cycle breakdown.
+type Bucket uint8
+
+// The cycle-breakdown classes.
+const (
+	Busy Bucket = iota
+	MemStall
+	LockWait
+	BarrierWait
+	CondWait
+	JoinWait
+	Idle
+	NumBuckets
+)
+
+var bucketNames = [NumBuckets]string{"busy", "mem_stall", "lock_wait", "barrier_wait", "cond_wait", "join_wait", "idle"}
+
+// String returns the bucket's name.
+func (b Bucket) String() string { return bucketNames[b] }
+
+// Stat names one processor-side counter.
+type Stat int
+
+// The processor-side counters.
+const (
+	StatInstructions Stat = iota
+	StatMemOps
+	StatLoads
+	StatStores
+	StatRMWs
+	StatLockAcquires
+	StatLockSpins
+	StatBarriers
+	StatCondWaits
+	StatSignals
+	StatSpawns
+	NumStats
+)
+
+var cpuStatNames = [NumStats]string{"instructions", "mem_ops", "loads", "stores", "rmws",
+	"lock_acquires", "lock_spins", "barriers", "cond_waits", "signals", "spawns"}
+
+// String returns the counter's name as it appears in run JSON.
+func (s Stat) String() string { return cpuStatNames[s] }
+
+// Stats is a set of processor-side counters.
+type Stats [NumStats]uint64
+
+// ThreadInfo describes one thread of the run.
+type ThreadInfo struct {
+	Core   int32
+	Parent int32
+	Exited bool
+	Instrs uint64
+	Start  core.Cycle
+	End    core.Cycle
+}
+
+// machineState is everything a snapshot copies besides the cores, the
+// memory system and the engine.
+type machineState struct {
+	threads   []ThreadInfo
+	outputs   []int64
+	heapNext  uint64
+	freed     []uint64
+	anyFreed  bool
+	outcome   Outcome
+	errSeen   bool
+	ended     bool
+	live      int
+	stats     Stats
+	roiState  uint8
+	roiCPU    Stats
+	roiMem    coherence.Stats
+	roiStart  core.Cycle
+	roiEnd    core.Cycle
+	roiCPUEnd Stats
+	roiMemEnd coherence.Stats
+	waitSeq   uint64
+	parks     []parkRule
+	parksLive int
+	stalled   int
+	internal  error
+}
+
+// Machine is one simulated multicore running one program.
+type Machine struct {
+	spec   Spec
+	prog   *isa.Program
+	eng    *core.Engine
+	mem    *coherence.System
+	events *core.Stream
+	cores  []*Core
+	seed   uint64
+
+	dataEnd  uint64
+	heapBase uint64
+	heapEnd  uint64
+
+	st machineState
+	ev core.Event
+
+	// Check, when set, runs in the check phase of every memory operation
+	// (after the fill, before the access is performed).
+	check CheckFunc
+}
+
+// New builds a machine for prog. Events go to events (which may have no
+// observers); the run's randomness derives from seed.
+func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, events *core.Stream) (*Machine, error) {
+	if spec.Cores < 1 {
+		return nil, fmt.Errorf("cpu: %d cores", spec.Cores)
+	}
+	if len(prog.Instrs) == 0 {
+		return nil, fmt.Errorf("cpu: program %q has no instructions", prog.Name)
+	}
+	if _, ok := prog.LabelPC("main"); !ok {
+		return nil, fmt.Errorf("cpu: program %q has no main label", prog.Name)
+	}
+	if spec.HeapWords == 0 {
+		spec.HeapWords = DefaultHeapWords
+	}
+	if events == nil {
+		events = &core.Stream{}
+	}
+	memSpec.Cores = spec.Cores
+	m := &Machine{spec: spec, prog: prog, eng: &core.Engine{}, events: events, seed: seed}
+	line := uint64(memSpec.LineBytes)
+	m.dataEnd = prog.DataEnd()
+	m.heapBase = (m.dataEnd + line - 1) / line * line
+	if m.heapBase == m.dataEnd {
+		// Keep one line between data and heap so a heap object never
+		// shares a line with the last datum by accident.
+		m.heapBase += line
+	}
+	m.heapEnd = m.heapBase + uint64(spec.HeapWords)*isa.WordBytes
+	mem, err := coherence.New(memSpec, m.eng, events, isa.DataBase, int((m.heapBase-isa.DataBase)/isa.WordBytes))
+	if err != nil {
+		return nil, err
+	}
+	mem.InitMemory(prog.Data)
+	m.mem = mem
+	m.st.heapNext = m.heapBase
+	m.cores = make([]*Core, spec.Cores)
+	for i := range m.cores {
+		c := &Core{m: m, id: i}
+		c.st.Status = statusIdle
+		c.st.Thread = -1
+		c.st.ParkPC = -1
+		c.target = m.eng.Register(c)
+		mem.SetClient(i, c)
+		m.cores[i] = c
+	}
+	return m, nil
+}
+
+// Memory returns the memory system.
+func (m *Machine) Memory() *coherence.System { return m.mem }
+
+// Engine returns the event engine.
+func (m *Machine) Engine() *core.Engine { return m.eng }
+
+// Program returns the program the machine runs.
+func (m *Machine) Program() *isa.Program { return m.prog }
+
+// Events returns the event stream.
+func (m *Machine) Events() *core.Stream { return m.events }
+
+// Threads returns the threads started so far.
+func (m *Machine) Threads() []ThreadInfo { return m.st.threads }
+
+// Outputs returns the values written by out, in global order.
+func (m *Machine) Outputs() []int64 { return m.st.outputs }
+
+// Ended reports whether the run is over.
+func (m *Machine) Ended() bool { return m.st.ended }
+
+// Now returns the current global cycle.
+func (m *Machine) Now() core.Cycle { return m.eng.Now() }
+
+// Start spawns the main thread on core 0 and emits RunStart.
+func (m *Machine) Start() {
+	pc, _ := m.prog.LabelPC("main")
+	if m.events.Watching(core.KindRunStart) {
+		m.ev = core.Event{Kind: core.KindRunStart, Thread: -1, PC: core.NoPC, Core: -1}
+		m.ev.Words[0] = m.seed
+		m.events.Emit(&m.ev)
+	}
+	m.startThread(m.cores[0], pc, 0, -1, 0)
+}
+
+// startThread puts a new thread on core c at pc with r1 = arg, starting at
+// cycle at (plus the configured random skew for spawned threads).
+func (m *Machine) startThread(c *Core, pc int32, arg int64, parent int32, at core.Cycle) int32 {
+	tid := int32(len(m.st.threads))
+	rng := core.NewRNG(m.seed, fmt.Sprintf("jitter/thread/%d", tid))
+	if parent >= 0 && m.spec.StartSkewCycles > 0 {
+		at += core.Cycle(rng.Range(0, m.spec.StartSkewCycles))
+	}
+	m.st.threads = append(m.st.threads, ThreadInfo{Core: int32(c.id), Parent: parent, Start: at})
+	m.st.live++
+	idleSince := c.st.IdleSince
+	buckets := c.st.Buckets
+	gen := c.st.Gen
+	c.st = coreState{}
+	c.st.Buckets = buckets
+	c.st.Buckets[Idle] += at - idleSince
+	c.st.Gen = gen
+	c.st.Status = statusRunning
+	c.st.Thread = tid
+	c.st.PC = pc
+	c.st.Time = at
+	c.st.Regs[1] = arg
+	c.st.RNG = rng
+	c.st.Start = at
+	c.st.ParkPC = -1
+	m.armPark(c)
+	c.schedule(at)
+	return tid
+}
+
+// RunUntil runs events until the run ends or the next event is after
+// limit. It reports whether the run has ended.
+func (m *Machine) RunUntil(limit core.Cycle) bool {
+	for !m.st.ended {
+		at, ok := m.eng.NextAt()
+		if !ok {
+			m.deadlock()
+			break
+		}
+		if at > m.spec.MaxCycles {
+			m.endHang(fmt.Sprintf("exceeded sim.max_cycles (%d)", m.spec.MaxCycles), m.spec.MaxCycles)
+			break
+		}
+		if at > limit {
+			return false
+		}
+		m.eng.Step()
+		if err := m.mem.Err(); err != nil && m.st.internal == nil {
+			m.st.internal = err
+			m.st.ended = true
+		}
+	}
+	return true
+}
+
+// Run runs the program to its end.
+func (m *Machine) Run() {
+	m.RunUntil(^core.Cycle(0))
+}
+
+// InternalError returns an internal simulator error that ended the run
+// (a protocol violation, a spawn with no free core), or nil.
+func (m *Machine) InternalError() error { return m.st.internal }
+
+// Outcome returns the run's outcome (valid once the run has ended).
+func (m *Machine) Outcome() Outcome {
+	o := m.st.outcome
+	if o.Kind < Hang && !m.st.errSeen && m.prog.HasExpect && !equalOutputs(m.st.outputs, m.prog.Expect) {
+		return Outcome{Kind: WrongOutput, PC: core.NoPC, Thread: -1, Msg: fmt.Sprintf("outputs %v, expected %v", m.st.outputs, m.prog.Expect), Cycle: o.Cycle}
+	}
+	return o
+}
+
+func equalOutputs(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// setOutcome records an outcome if it takes precedence over the current one.
+func (m *Machine) setOutcome(k OutcomeKind, pc int32, tid int32, msg string, at core.Cycle) {
+	if k == Error {
+		if m.st.errSeen {
+			return
+		}
+		m.st.errSeen = true
+	}
+	if k > m.st.outcome.Kind || (k == m.st.outcome.Kind && m.st.outcome.Msg == "") {
+		m.st.outcome = Outcome{Kind: k, PC: pc, Thread: tid, Msg: msg, Cycle: at}
+	}
+}
+
+// endRun ends the run at cycle at.
+func (m *Machine) endRun(at core.Cycle) {
+	if m.st.ended {
+		return
+	}
+	m.st.ended = true
+	m.st.outcome.Cycle = at
+	if m.st.roiState == roiOpen {
+		m.closeROI(at)
+	}
+	for _, c := range m.cores {
+		c.finish(at)
+	}
+	if m.events.Watching(core.KindRunEnd) {
+		o := m.Outcome()
+		m.ev = core.Event{Kind: core.KindRunEnd, Cycle: at, Core: -1, Thread: o.Thread, PC: o.PC}
+		m.ev.Words[0] = uint64(o.Kind)
+		m.events.Emit(&m.ev)
+	}
+}
+
+// crash ends the run at once with a crash (or assert) outcome.
+func (m *Machine) crash(k OutcomeKind, c *Core, msg string, at core.Cycle) {
+	kind := core.KindCrash
+	if k == Assert {
+		kind = core.KindAssertFail
+	}
+	if m.events.Watching(kind) {
+		m.ev = core.Event{Kind: kind, Cycle: at, Core: int32(c.id), Thread: c.st.Thread, PC: c.st.PC}
+		m.events.Emit(&m.ev)
+	}
+	m.setOutcome(k, c.st.PC, c.st.Thread, msg, at)
+	m.endRun(at)
+}
+
+func (m *Machine) endHang(msg string, at core.Cycle) {
+	pc, tid := core.NoPC, int32(-1)
+	for _, c := range m.cores {
+		if c.st.Status != statusIdle && c.st.Status != statusDone && c.st.Thread >= 0 && (tid < 0 || c.st.Thread < tid) {
+			pc, tid = c.st.PC, c.st.Thread
+		}
+	}
+	if m.events.Watching(core.KindHang) {
+		m.ev = core.Event{Kind: core.KindHang, Cycle: at, Core: -1, Thread: tid, PC: pc}
+		m.events.Emit(&m.ev)
+	}
+	m.setOutcome(Hang, pc, tid, msg, at)
+	m.endRun(at)
+}
+
+// deadlock ends a run whose event queue is empty while threads live.
+func (m *Machine) deadlock() {
+	if m.st.live == 0 {
+		m.endRun(m.eng.Now())
+		return
+	}
+	msg := "deadlock: every live thread is blocked:"
+	for _, c := range m.cores {
+		if c.st.Thread >= 0 && c.st.Status != statusIdle && c.st.Status != statusDone {
+			msg += fmt.Sprintf(" thread %d %s at pc %d;", c.st.Thread, c.st.Status, c.st.PC)
+		}
+	}
+	m.endHang(msg[:len(msg)-1], m.eng.Now())
+}
+
+const (
+	roiNone uint8 = iota
+	roiOpen
+	roiClosed
+)
+
+func (m *Machine) openROI(at core.Cycle) {
+	m.st.roiState = roiOpen
+	m.st.roiCPU = m.st.stats
+	m.st.roiMem = m.mem.Stats()
+	m.st.roiStart = at
+}
+
+func (m *Machine) closeROI(at core.Cycle) {
+	m.st.roiState = roiClosed
+	m.st.roiCPUEnd = m.st.stats
+	m.st.roiMemEnd = m.mem.Stats()
+	m.st.roiEnd = at
+}
+
+// ROIStats returns the processor and memory counters of the region of
+// interest (the whole run when the program has no roi), and its cycles.
+func (m *Machine) ROIStats() (Stats, coherence.Stats, core.Cycle) {
+	end := m.st.outcome.Cycle
+	cpuEnd, memEnd := m.st.stats, m.mem.Stats()
+	var cpuBase Stats
+	var memBase coherence.Stats
+	var start core.Cycle
+	switch m.st.roiState {
+	case roiOpen:
+		cpuBase, memBase, start = m.st.roiCPU, m.st.roiMem, m.st.roiStart
+	case roiClosed:
+		cpuBase, memBase, start = m.st.roiCPU, m.st.roiMem, m.st.roiStart
+		cpuEnd, memEnd, end = m.st.roiCPUEnd, m.st.roiMemEnd, m.st.roiEnd
+	}
+	for i := range cpuEnd {
+		cpuEnd[i] -= cpuBase[i]
+	}
+	return cpuEnd, memEnd.Sub(memBase), end - start
+}
+
+// Breakdown returns each core's cycle breakdown.
+func (m *Machine) Breakdown() [][NumBuckets]core.Cycle {
+	out := make([][NumBuckets]core.Cycle, len(m.cores))
+	for i, c := range m.cores {
+		out[i] = c.st.Buckets
+	}
+	return out
+}
+
+// ThreadInstructions returns each thread's instruction count.
+func (m *Machine) ThreadInstructions() []uint64 {
+	out := make([]uint64, len(m.st.threads))
+	for i, t := range m.st.threads {
+		out[i] = t.Instrs
+	}
+	for _, c := range m.cores {
+		if c.st.Thread >= 0 && !m.st.threads[c.st.Thread].Exited {
+			out[c.st.Thread] = c.st.Instrs
+		}
+	}
+	return out
+}
+
+type coherenceState = coherence.SysState

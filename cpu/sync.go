@@ -1,0 +1,346 @@
+package cpu
+
+import (
+	"fmt"
+
+	"weft/core"
+	"weft/isa"
+)
+
+// lockStep runs one phase of a test-and-test-and-set acquire of the lock
+// word at Regs[base]+off. Phase phase0 reads the word and sleeps while it is
+// held (until the cached line is invalidated); phase phase0+1 swaps it.
+func (c *Core) lockStep(base uint8, off int64, frame int, phase0 uint8) (done, ok bool) {
+	m := c.m
+	st := &c.st
+	a, good := c.addr(base, off)
+	if !good {
+		return false, false
+	}
+	swap := st.Phase == phase0+1
+	st.Bucket = LockWait
+	f := c.line(a, swap, frame)
+	if f < 0 {
+		return false, false
+	}
+	v := m.mem.ReadWord(f, a)
+	if !swap {
+		m.stats(StatLoads)
+		c.emitAccessFlags(core.KindRead, a, v, 0, 0, core.FlagSync)
+		c.performed(f, a, false)
+		if v != 0 {
+			m.st.stats[StatLockSpins]++
+			c.wait(statusLock, LockWait)
+			st.WaitLine = m.mem.LineOf(a)
+			return false, false
+		}
+		st.Phase = phase0 + 1
+		return false, true
+	}
+	m.stats(StatRMWs)
+	if v != 0 {
+		// Another thread took the lock between the test and the swap.
+		c.emitAccessFlags(core.KindRMW, a, v, uint64(v), 0, core.FlagSync)
+		c.performed(f, a, true)
+		st.Phase = phase0
+		return false, true
+	}
+	held := int64(st.Thread) + 1
+	m.mem.WriteWord(f, a, held)
+	c.emitAccessFlags(core.KindRMW, a, held, 0, 1, core.FlagSync)
+	if m.events.Watching(core.KindAcquire) {
+		c.emit(core.KindAcquire, a, 0)
+	}
+	m.st.stats[StatLockAcquires]++
+	c.performed(f, a, true)
+	st.PC++
+	return true, true
+}
+
+// releaseWord stores 0 into a lock word the thread must hold, emitting the
+// Write and Release events. It reports false (after crashing the run) when
+// the thread does not hold the lock.
+func (c *Core) releaseWord(f int, a uint64, what string) bool {
+	m := c.m
+	st := &c.st
+	v := m.mem.ReadWord(f, a)
+	if v != int64(st.Thread)+1 {
+		m.crash(Crash, c, fmt.Sprintf("%s of lock %#x that thread %d does not hold (lock word is %d)", what, a, st.Thread, v), st.Time)
+		return false
+	}
+	m.mem.WriteWord(f, a, 0)
+	m.stats(StatStores)
+	c.emitAccessFlags(core.KindWrite, a, 0, 0, 0, core.FlagSync)
+	if m.events.Watching(core.KindRelease) {
+		c.emit(core.KindRelease, a, 0)
+	}
+	c.performed(f, a, true)
+	return true
+}
+
+func (c *Core) unlockStep(base uint8, off int64, frame int) (done, ok bool) {
+	a, good := c.addr(base, off)
+	if !good {
+		return false, false
+	}
+	c.st.Bucket = MemStall
+	f := c.line(a, true, frame)
+	if f < 0 {
+		return false, false
+	}
+	if !c.releaseWord(f, a, "unlock") {
+		return false, false
+	}
+	c.st.PC++
+	return true, true
+}
+
+// barrierStep arrives at a reusable barrier. The word holds the generation
+// in its upper 32 bits and the arrival count in the lower 32.
+func (c *Core) barrierStep(in *isa.Instruction, frame int) (done, ok bool) {
+	m := c.m
+	st := &c.st
+	a, good := c.addr(in.Base, in.Off)
+	if !good {
+		return false, false
+	}
+	n := in.Imm
+	if !in.UseImm {
+		n = st.Regs[in.Rs]
+	}
+	st.Bucket = BarrierWait
+	f := c.line(a, true, frame)
+	if f < 0 {
+		return false, false
+	}
+	v := m.mem.ReadWord(f, a)
+	gen := uint64(v) >> 32
+	count := int64(uint64(v)&0xffffffff) + 1
+	m.stats(StatRMWs)
+	m.st.stats[StatBarriers]++
+	if m.events.Watching(core.KindBarrierArrive) {
+		c.emit(core.KindBarrierArrive, a, count, gen, uint64(n))
+	}
+	if count < n {
+		nv := int64(gen<<32 | uint64(count))
+		m.mem.WriteWord(f, a, nv)
+		c.emitAccessFlags(core.KindRMW, a, nv, uint64(v), 1, core.FlagSync)
+		c.performed(f, a, true)
+		c.wait(statusBarrier, BarrierWait)
+		st.WaitAddr = a
+		return false, false
+	}
+	nv := int64((gen + 1) << 32)
+	m.mem.WriteWord(f, a, nv)
+	c.emitAccessFlags(core.KindRMW, a, nv, uint64(v), 1, core.FlagSync)
+	c.performed(f, a, true)
+	now := st.Time
+	for _, o := range m.cores {
+		if o != c && o.st.Status == statusBarrier && o.st.WaitAddr == a {
+			o.endWait(now)
+			if m.events.Watching(core.KindBarrierLeave) {
+				o.emit(core.KindBarrierLeave, a, 0, gen)
+			}
+			o.st.PC++
+			o.retire()
+			o.schedule(now)
+		}
+	}
+	if m.events.Watching(core.KindBarrierLeave) {
+		c.emit(core.KindBarrierLeave, a, 0, gen)
+	}
+	st.PC++
+	return true, true
+}
+
+// cwaitStep runs a Mesa-style condition wait: register on the condition
+// word, release the lock and sleep, then reacquire the lock when woken.
+func (c *Core) cwaitStep(in *isa.Instruction, frame int) (done, ok bool) {
+	m := c.m
+	st := &c.st
+	switch st.Phase {
+	case 0:
+		a, good := c.addr(in.Base, in.Off)
+		if !good {
+			return false, false
+		}
+		st.Bucket = CondWait
+		f := c.line(a, true, frame)
+		if f < 0 {
+			return false, false
+		}
+		v := m.mem.ReadWord(f, a)
+		m.mem.WriteWord(f, a, v+1)
+		m.stats(StatRMWs)
+		c.emitAccessFlags(core.KindRMW, a, v+1, uint64(v), 1, core.FlagSync)
+		c.performed(f, a, true)
+		st.Phase = 1
+		return false, true
+	case 1:
+		la, good := c.addr(in.Base2, in.Off2)
+		if !good {
+			return false, false
+		}
+		st.Bucket = CondWait
+		f := c.line(la, true, frame)
+		if f < 0 {
+			return false, false
+		}
+		if !c.releaseWord(f, la, "cwait") {
+			return false, false
+		}
+		cv := uint64(st.Regs[in.Base] + in.Off)
+		m.st.stats[StatCondWaits]++
+		if m.events.Watching(core.KindCondWait) {
+			c.emit(core.KindCondWait, cv, 0, la)
+		}
+		c.wait(statusCond, CondWait)
+		st.WaitAddr = cv
+		m.st.waitSeq++
+		st.WaitSeq = m.st.waitSeq
+		st.Phase = 2
+		return false, false
+	default:
+		return c.lockStep(in.Base2, in.Off2, frame, 2)
+	}
+}
+
+// signalStep wakes the longest-waiting thread on a condition variable
+// (csignal) or every waiter (cbcast). A signal with no waiter is lost.
+func (c *Core) signalStep(in *isa.Instruction, frame int) (done, ok bool) {
+	m := c.m
+	st := &c.st
+	a, good := c.addr(in.Base, in.Off)
+	if !good {
+		return false, false
+	}
+	st.Bucket = MemStall
+	f := c.line(a, true, frame)
+	if f < 0 {
+		return false, false
+	}
+	v := m.mem.ReadWord(f, a)
+	bcast := in.Op == isa.OpCbcast
+	woken := int64(0)
+	first := ^uint64(0)
+	now := st.Time
+	for {
+		var next *Core
+		for _, o := range m.cores {
+			if o.st.Status == statusCond && o.st.WaitAddr == a && (next == nil || o.st.WaitSeq < next.st.WaitSeq) {
+				next = o
+			}
+		}
+		if next == nil {
+			break
+		}
+		if woken == 0 {
+			first = uint64(next.st.Thread)
+		}
+		woken++
+		next.endWait(now)
+		if m.events.Watching(core.KindCondWake) {
+			next.emit(core.KindCondWake, a, 0, uint64(st.Thread))
+		}
+		next.schedule(now)
+		if !bcast {
+			break
+		}
+	}
+	nv := v - woken
+	if nv < 0 {
+		nv = 0
+	}
+	m.mem.WriteWord(f, a, nv)
+	m.stats(StatRMWs)
+	m.st.stats[StatSignals]++
+	c.emitAccessFlags(core.KindRMW, a, nv, uint64(v), 1, core.FlagSync)
+	if m.events.Watching(core.KindCondSignal) {
+		c.emit(core.KindCondSignal, a, woken, first, b2u(bcast))
+	}
+	c.performed(f, a, true)
+	st.PC++
+	return true, true
+}
+
+func (c *Core) spawn(in *isa.Instruction) (done, ok bool) {
+	m := c.m
+	st := &c.st
+	var free *Core
+	for _, o := range m.cores {
+		if o != c && (o.st.Status == statusIdle || o.st.Status == statusDone) {
+			free = o
+			break
+		}
+	}
+	if free == nil {
+		m.st.internal = fmt.Errorf("spawn at pc %d (line %d) by thread %d: no free core for a new thread; the machine has %d cores (raise machine.cores)",
+			st.PC, in.Line, st.Thread, len(m.cores))
+		m.endRun(st.Time)
+		return false, false
+	}
+	child := m.startThread(free, in.Target, st.Regs[in.Rs], st.Thread, st.Time+m.spec.ALUCycles)
+	st.Regs[in.Rd] = int64(child)
+	st.Regs[0] = 0
+	m.st.stats[StatSpawns]++
+	if m.events.Watching(core.KindSpawn) {
+		c.emit(core.KindSpawn, 0, int64(child), uint64(child), uint64(free.id))
+	}
+	st.Time += m.spec.ALUCycles
+	st.PC++
+	return true, true
+}
+
+func (c *Core) join(in *isa.Instruction) (done, ok bool) {
+	m := c.m
+	st := &c.st
+	tid := st.Regs[in.Rs]
+	if tid < 0 || tid >= int64(len(m.st.threads)) || tid == int64(st.Thread) {
+		m.crash(Crash, c, fmt.Sprintf("join of unknown thread %d", tid), st.Time)
+		return false, false
+	}
+	if !m.st.threads[tid].Exited {
+		c.wait(statusJoin, JoinWait)
+		st.WaitTid = int32(tid)
+		return false, false
+	}
+	if m.events.Watching(core.KindJoin) {
+		c.emit(core.KindJoin, 0, tid, uint64(tid))
+	}
+	st.Time += m.spec.ALUCycles
+	st.PC++
+	return true, true
+}
+
+func (c *Core) exit() {
+	m := c.m
+	st := &c.st
+	if m.events.Watching(core.KindThreadExit) {
+		c.emit(core.KindThreadExit, 0, 0)
+	}
+	st.Instrs++
+	th := &m.st.threads[st.Thread]
+	th.Exited = true
+	th.Instrs = st.Instrs
+	th.End = st.Time
+	st.Status = statusDone
+	st.IdleSince = st.Time
+	st.ParkPC = -1
+	m.st.live--
+	tid := st.Thread
+	now := st.Time
+	for _, o := range m.cores {
+		if o.st.Status == statusJoin && o.st.WaitTid == tid {
+			o.endWait(now)
+			if m.events.Watching(core.KindJoin) {
+				o.emit(core.KindJoin, 0, int64(tid), uint64(tid))
+			}
+			o.st.PC++
+			o.retire()
+			o.schedule(now)
+		}
+	}
+	if m.st.live == 0 {
+		m.endRun(now)
+	}
+}

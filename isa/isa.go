@@ -1,0 +1,260 @@
+// Package isa defines weft's instruction set: the instructions and their
+// operand fields, programs with their data and source metadata, the text
+// assembler and disassembler, a Go builder for generated programs, and a
+// control-flow graph for static analyses.
+//
+// isa is a leaf: it imports nothing else from weft.
+package isa
+
+// Memory layout constants (DESIGN.md §4).
+const (
+	// DataBase is the address of the first data word.
+	DataBase = 0x10000
+	// NullPageEnd bounds the null page: any access below it crashes.
+	NullPageEnd = 4096
+	// WordBytes is the size of a machine word.
+	WordBytes = 8
+	// InstrBytes is the size of one instruction for code-size accounting.
+	InstrBytes = 4
+	// NumRegs is the number of general registers; r0 reads as zero.
+	NumRegs = 16
+	// ReturnStackDepth bounds call nesting; overflow is a crash.
+	ReturnStackDepth = 256
+)
+
+// Op is an instruction opcode.
+type Op uint8
+
+// The opcodes, grouped as in DESIGN.md §4.
+const (
+	OpInvalid Op = iota
+	// data
+	OpLi
+	OpLa
+	OpMov
+	OpAdd
+	OpSub
+	OpMul
+	OpDiv
+	OpRem
+	OpAnd
+	OpOr
+	OpXor
+	OpShl
+	OpShr
+	OpSar
+	OpSeq
+	OpSne
+	OpSlt
+	OpSle
+	// memory
+	OpLd
+	OpSt
+	OpCas
+	OpXchg
+	OpFadd
+	OpAlloc
+	OpFree
+	// control
+	OpBeq
+	OpBne
+	OpBlt
+	OpBge
+	OpBeqz
+	OpBnez
+	OpJmp
+	OpCall
+	OpRet
+	// sync
+	OpLock
+	OpUnlock
+	OpBarrier
+	OpCwait
+	OpCsignal
+	OpCbcast
+	OpSpawn
+	OpJoin
+	OpTid
+	// outcome
+	OpAssert
+	OpFail
+	OpOut
+	OpExit
+	// time
+	OpWork
+	OpDelay
+	OpRoiBegin
+	OpRoiEnd
+	OpNop
+
+	// NumOps is one past the last opcode.
+	NumOps
+)
+
+var opNames = [NumOps]string{
+	"invalid",
+	"li", "la", "mov", "add", "sub", "mul", "div", "rem", "and", "or", "xor",
+	"shl", "shr", "sar", "seq", "sne", "slt", "sle",
+	"ld", "st", "cas", "xchg", "fadd", "alloc", "free",
+	"beq", "bne", "blt", "bge", "beqz", "bnez", "jmp", "call", "ret",
+	"lock", "unlock", "barrier", "cwait", "csignal", "cbcast", "spawn", "join", "tid",
+	"assert", "fail", "out", "exit",
+	"work", "delay", "roi", "roi", "nop",
+}
+
+// String returns the opcode's mnemonic ("roi" for both roi forms).
+func (o Op) String() string {
+	if o < NumOps {
+		return opNames[o]
+	}
+	return "invalid"
+}
+
+// IsALU reports whether o is a register-only data instruction.
+func (o Op) IsALU() bool { return o >= OpLi && o <= OpSle }
+
+// IsBranch reports whether o is a conditional branch.
+func (o Op) IsBranch() bool { return o >= OpBeq && o <= OpBnez }
+
+// TouchesMemory reports whether o reads or writes a data word (including
+// synchronisation words).
+func (o Op) TouchesMemory() bool {
+	switch o {
+	case OpLd, OpSt, OpCas, OpXchg, OpFadd, OpFree,
+		OpLock, OpUnlock, OpBarrier, OpCwait, OpCsignal, OpCbcast:
+		return true
+	}
+	return false
+}
+
+// Instruction is one decoded instruction. Which fields an opcode uses:
+//
+//	data     Rd, Rs, and Rt or Imm (UseImm); li/la: Rd, Imm
+//	ld       Rd, mem          st    Rs (value), mem
+//	cas      Rd, mem, Rs (expected), Rt (new)
+//	xchg     Rd, mem, Rs      fadd  Rd, mem, Rs or Imm
+//	alloc    Rd, Rs or Imm    free  mem, Imm (words)
+//	branch   Rs, Rt or Imm, Target; beqz/bnez: Rs, Target
+//	jmp/call Target
+//	lock, unlock, csignal, cbcast: mem; barrier: mem, Rs or Imm
+//	cwait    mem (condition variable), mem2 (lock)
+//	spawn    Rd, Target, Rs   join Rs   tid Rd
+//	assert   Rs, Msg          fail  Msg   out Rs
+//	work     Imm              delay Imm (lo), Imm2 (hi)
+//
+// A memory operand is Base + Off (a register plus a byte offset); every
+// source form (sym, sym+imm, [rs], [rs+imm], sym[rs]) reduces to it. The
+// second memory operand of cwait is Base2 + Off2.
+type Instruction struct {
+	Op     Op
+	Rd     uint8
+	Rs     uint8
+	Rt     uint8
+	Base   uint8
+	Base2  uint8
+	UseImm bool
+	// Bug marks the instruction as part of the ground-truth bug (@bug).
+	Bug    bool
+	Imm    int64
+	Imm2   int64
+	Off    int64
+	Off2   int64
+	Target int32
+	// Msg indexes Program.Strings for assert and fail.
+	Msg int32
+	// Line is the 1-based source line (0 for built programs).
+	Line int32
+	// CodePoint indexes Program.CodePoints.
+	CodePoint int32
+	// Func indexes Program.Funcs, or is -1 outside every .func region.
+	Func int32
+}
+
+// Symbol is a named data object.
+type Symbol struct {
+	Name  string
+	Addr  uint64
+	Words int
+}
+
+// Label names a code position.
+type Label struct {
+	Name string
+	PC   int32
+}
+
+// Func is a .func region: instructions [Start, End).
+type Func struct {
+	Name  string
+	Start int32
+	End   int32
+}
+
+// CodePoint is a source-level location that one or more instructions map
+// to: a source line by default, or a name given with @cp.
+type CodePoint struct {
+	Name string
+	Line int32
+	Func int32
+}
+
+// Program is an assembled program with its data image and source metadata.
+type Program struct {
+	// Name is the .kernel name (default: the file name without extension).
+	Name string
+	// File is the source file name, for messages.
+	File   string
+	Desc   string
+	Class  string
+	Source string
+	// MinCores is the .cores directive (0 when absent).
+	MinCores int
+	// Expect holds the expected outputs when HasExpect is set.
+	Expect    []int64
+	HasExpect bool
+
+	Instrs []Instruction
+	// Data is the initial image of the data segment, one value per word,
+	// starting at DataBase.
+	Data []int64
+
+	Symbols    []Symbol
+	Labels     []Label
+	Funcs      []Func
+	CodePoints []CodePoint
+	Strings    []string
+}
+
+// DataEnd returns the first address past the data segment.
+func (p *Program) DataEnd() uint64 { return DataBase + uint64(len(p.Data))*WordBytes }
+
+// LabelPC returns the PC of a code label.
+func (p *Program) LabelPC(name string) (int32, bool) {
+	for _, l := range p.Labels {
+		if l.Name == name {
+			return l.PC, true
+		}
+	}
+	return 0, false
+}
+
+// SymbolAddr returns the address of a data symbol.
+func (p *Program) SymbolAddr(name string) (uint64, bool) {
+	for _, s := range p.Symbols {
+		if s.Name == name {
+			return s.Addr, true
+		}
+	}
+	return 0, false
+}
+
+// BugPCs returns the PCs marked @bug, in order.
+func (p *Program) BugPCs() []int32 {
+	var pcs []int32
+	for i := range p.Instrs {
+		if p.Instrs[i].Bug {
+			pcs = append(pcs, int32(i))
+		}
+	}
+	return pcs
+}

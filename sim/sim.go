@@ -1,0 +1,245 @@
+// Package sim wires a machine from a config, runs one program on it, and
+// runs batches of seeds in parallel. A run is a pure function of
+// (config, program, seed).
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"weft/coherence"
+	"weft/configs"
+	"weft/core"
+	"weft/cpu"
+	"weft/isa"
+)
+
+// Option adjusts one run: attaches observers or prepares the machine.
+type Option func(*options)
+
+type options struct {
+	stream *core.Stream
+	setup  []func(m *cpu.Machine) error
+}
+
+// WithObserver attaches an observer for the kinds in mask.
+func WithObserver(mask core.KindMask, o core.Observer) Option {
+	return func(op *options) { op.stream.Attach(mask, o) }
+}
+
+// WithSetup runs f on the machine after it is built and before it starts:
+// the place to add park rules, a check hook or protocol hooks.
+func WithSetup(f func(m *cpu.Machine) error) Option {
+	return func(op *options) { op.setup = append(op.setup, f) }
+}
+
+// Specs converts a config to the processor and memory-system specs.
+func Specs(cfg configs.Config) (cpu.Spec, coherence.Spec) {
+	return cpu.Spec{
+			Cores:           cfg.Machine.Cores,
+			ALUCycles:       core.Cycle(cfg.CPU.ALUCycles),
+			HitCycles:       core.Cycle(cfg.Cache.L1.HitCycles),
+			JitterCycles:    cfg.Sim.JitterCycles,
+			StartSkewCycles: cfg.Sim.StartSkewCycles,
+			MaxCycles:       core.Cycle(cfg.Sim.MaxCycles),
+		}, coherence.Spec{
+			Cores:       cfg.Machine.Cores,
+			SizeBytes:   cfg.Cache.L1.SizeBytes,
+			Assoc:       cfg.Cache.L1.Assoc,
+			LineBytes:   cfg.Cache.L1.LineBytes,
+			HitCycles:   core.Cycle(cfg.Cache.L1.HitCycles),
+			BusWidth:    cfg.Bus.WidthBytes,
+			ArbCycles:   core.Cycle(cfg.Bus.ArbitrationCycles),
+			SnoopCycles: core.Cycle(cfg.Bus.SnoopCycles),
+			C2CCycles:   core.Cycle(cfg.Bus.C2CCycles),
+			MemCycles:   core.Cycle(cfg.Memory.LatencyCycles),
+		}
+}
+
+// Build validates cfg and builds a machine for prog with the given seed,
+// emitting on events (nil for none). It does not start the run.
+func Build(cfg configs.Config, prog *isa.Program, seed uint64, events *core.Stream) (*cpu.Machine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cs, ms := Specs(cfg)
+	m, err := cpu.New(cs, ms, prog, seed, events)
+	if err != nil {
+		return nil, fmt.Errorf("build machine for %s: %w", prog.Name, err)
+	}
+	return m, nil
+}
+
+// FitCores returns cfg with machine.cores raised to the program's .cores
+// minimum, and a note saying so ("" when nothing changed).
+func FitCores(cfg configs.Config, prog *isa.Program) (configs.Config, string) {
+	if prog.MinCores > cfg.Machine.Cores {
+		note := fmt.Sprintf("weft: %s needs %d cores (.cores); raising machine.cores from %d to %d", prog.Name, prog.MinCores, cfg.Machine.Cores, prog.MinCores)
+		cfg.Machine.Cores = prog.MinCores
+		return cfg, note
+	}
+	return cfg, ""
+}
+
+// Run runs prog on the machine cfg describes with the given seed.
+func Run(cfg configs.Config, prog *isa.Program, seed uint64, opts ...Option) (Result, error) {
+	op := options{stream: &core.Stream{}}
+	for _, o := range opts {
+		o(&op)
+	}
+	m, err := Build(cfg, prog, seed, op.stream)
+	if err != nil {
+		return Result{}, err
+	}
+	for _, f := range op.setup {
+		if err := f(m); err != nil {
+			return Result{}, fmt.Errorf("set up run of %s: %w", prog.Name, err)
+		}
+	}
+	m.Start()
+	m.Run()
+	if err := m.InternalError(); err != nil {
+		return Result{}, fmt.Errorf("run %s seed %d: %w", prog.Name, seed, err)
+	}
+	return Collect(m, cfg, seed), nil
+}
+
+// Result is the record of one run, as printed by `weft run --json`. It holds
+// no host times, so equal runs give equal bytes.
+type Result struct {
+	Workload           string     `json:"workload"`
+	Seed               uint64     `json:"seed"`
+	Outcome            string     `json:"outcome"`
+	OutcomePC          int32      `json:"outcome_pc"`
+	OutcomeThread      int32      `json:"outcome_thread"`
+	OutcomeMsg         string     `json:"outcome_msg"`
+	Cycles             uint64     `json:"cycles"`
+	Instructions       uint64     `json:"instructions"`
+	ThreadInstructions []uint64   `json:"thread_instructions"`
+	Outputs            []int64    `json:"outputs"`
+	Stats              Stats      `json:"stats"`
+	Breakdown          []CoreTime `json:"cycle_breakdown"`
+	Cores              int        `json:"cores"`
+	ConfigHash         string     `json:"config_hash"`
+}
+
+// Stat is one named statistic.
+type Stat struct {
+	Name  string
+	Value float64
+}
+
+// Stats is an ordered list of statistics, written as one JSON object in
+// a fixed order.
+type Stats []Stat
+
+// MarshalJSON writes the statistics as an object in list order.
+func (s Stats) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, st := range s {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(st.Name))
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatFloat(st.Value, 'g', -1, 64))
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// Get returns the named statistic.
+func (s Stats) Get(name string) (float64, bool) {
+	for _, st := range s {
+		if st.Name == name {
+			return st.Value, true
+		}
+	}
+	return 0, false
+}
+
+// CoreTime is one core's cycle breakdown.
+type CoreTime struct {
+	Busy        uint64 `json:"busy"`
+	MemStall    uint64 `json:"mem_stall"`
+	LockWait    uint64 `json:"lock_wait"`
+	BarrierWait uint64 `json:"barrier_wait"`
+	CondWait    uint64 `json:"cond_wait"`
+	JoinWait    uint64 `json:"join_wait"`
+	Idle        uint64 `json:"idle"`
+}
+
+// Collect builds the result of a finished run.
+func Collect(m *cpu.Machine, cfg configs.Config, seed uint64) Result {
+	o := m.Outcome()
+	threads := m.ThreadInstructions()
+	var total uint64
+	for _, n := range threads {
+		total += n
+	}
+	outs := append([]int64{}, m.Outputs()...)
+	r := Result{
+		Workload:           m.Program().Name,
+		Seed:               seed,
+		Outcome:            o.Kind.String(),
+		OutcomePC:          o.PC,
+		OutcomeThread:      o.Thread,
+		OutcomeMsg:         o.Msg,
+		Cycles:             uint64(o.Cycle),
+		Instructions:       total,
+		ThreadInstructions: threads,
+		Outputs:            outs,
+		Cores:              cfg.Machine.Cores,
+		ConfigHash:         cfg.Hash(),
+	}
+	cs, ms, roiCycles := m.ROIStats()
+	stats := make(Stats, 0, int(cpu.NumStats)+int(coherence.NumStats)*2+4)
+	stats = append(stats, Stat{"roi_cycles", float64(roiCycles)})
+	for i := cpu.Stat(0); i < cpu.NumStats; i++ {
+		stats = append(stats, Stat{i.String(), float64(cs[i])})
+	}
+	for i := coherence.Stat(0); i < coherence.NumStats; i++ {
+		stats = append(stats, Stat{i.String(), float64(ms[i])})
+	}
+	memOps := float64(cs[cpu.StatMemOps])
+	per10k := func(v uint64) float64 {
+		if memOps == 0 {
+			return 0
+		}
+		return float64(v) * 10000 / memOps
+	}
+	for _, s := range []coherence.Stat{coherence.StatReadMisses, coherence.StatWriteMisses, coherence.StatUpgradeMisses,
+		coherence.StatCoherenceMisses, coherence.StatFillsC2C, coherence.StatFillsMemory, coherence.StatBusRd,
+		coherence.StatBusRdX, coherence.StatBusUpgr, coherence.StatInvalidations, coherence.StatWritebacks, coherence.StatEvictions} {
+		stats = append(stats, Stat{s.String() + "_per_10k", per10k(ms[s])})
+	}
+	accesses := ms[coherence.StatReads] + ms[coherence.StatWrites]
+	misses := ms[coherence.StatReadMisses] + ms[coherence.StatWriteMisses] + ms[coherence.StatUpgradeMisses]
+	rate := 0.0
+	if accesses > 0 {
+		rate = float64(misses) / float64(accesses)
+	}
+	util := 0.0
+	if roiCycles > 0 {
+		util = float64(ms[coherence.StatBusBusyCycles]) / float64(roiCycles)
+		if util > 1 {
+			util = 1
+		}
+	}
+	ipc := 0.0
+	if roiCycles > 0 {
+		ipc = float64(cs[cpu.StatInstructions]) / float64(roiCycles)
+	}
+	stats = append(stats, Stat{"l1_miss_rate", rate}, Stat{"bus_utilization", util}, Stat{"ipc", ipc})
+	r.Stats = stats
+	for _, b := range m.Breakdown() {
+		r.Breakdown = append(r.Breakdown, CoreTime{
+			Busy: uint64(b[cpu.Busy]), MemStall: uint64(b[cpu.MemStall]), LockWait: uint64(b[cpu.LockWait]),
+			BarrierWait: uint64(b[cpu.BarrierWait]), CondWait: uint64(b[cpu.CondWait]), JoinWait: uint64(b[cpu.JoinWait]),
+			Idle: uint64(b[cpu.Idle]),
+		})
+	}
+	return r
+}

@@ -18,10 +18,22 @@ const (
 	// MetaWriteback writes the record back to memory beside the data (paying
 	// bus bytes) and memory fills bring it back.
 	MetaWriteback
-	// MetaIdeal behaves like MetaWriteback at no bus cost: an ideal, unbounded
-	// metadata store.
+	// MetaIdeal never loses a record and costs no bus bytes: an ideal,
+	// unbounded metadata store (memory-served reads also take a sharer's
+	// record, as if memory always held the current one).
 	MetaIdeal
 )
+
+// String returns the policy's config name.
+func (p MetaPolicy) String() string {
+	switch p {
+	case MetaWriteback:
+		return "writeback"
+	case MetaIdeal:
+		return "ideal"
+	}
+	return "lost"
+}
 
 // ParseMetaPolicy parses "lost", "writeback" or "ideal".
 func ParseMetaPolicy(s string) (MetaPolicy, error) {
@@ -754,7 +766,9 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 			copy(st.data[f<<s.wordShift:(f+1)<<s.wordShift], st.mem[w:w+s.wordsLine])
 			if s.spec.MetaWords > 0 {
 				switch {
-				case kind == TxnBusRd && s.spec.SharerMetaOnMemRead && sharerMeta >= 0:
+				case kind == TxnBusRd && sharerMeta >= 0 && (s.spec.SharerMetaOnMemRead || s.spec.MetaEvict == MetaIdeal):
+					// Memory's record is refreshed only on eviction, so
+					// while sharers exist theirs is the current one.
 					if s.hooks.OnSnoop == nil {
 						copy(reqMeta, s.Meta(sharerMeta))
 					}

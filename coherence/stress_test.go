@@ -1,0 +1,302 @@
+package coherence
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"weft/core"
+)
+
+// stressCore drives random loads, stores and read-modify-writes at random
+// times and checks every value against a golden copy of memory kept in
+// global order.
+type stressCore struct {
+	id      int
+	h       *stressHarness
+	target  int32
+	pending struct {
+		kind int // 0 load, 1 store, 2 rmw
+		addr uint64
+		val  int64
+	}
+	left int
+}
+
+type stressHarness struct {
+	report   func(msg string)
+	eng      *core.Engine
+	sys      *System
+	cores    []*stressCore
+	rng      core.RNG
+	addrs    []uint64
+	golden   map[uint64]int64
+	writer   map[uint64]uint64 // line → last writer core + 1
+	policy   MetaPolicy
+	txns     int
+	ops      int
+	failures int
+}
+
+const stressBase = 0x10000
+
+func (c *stressCore) Handle(now core.Cycle, op int32, arg uint64) {
+	if c.left == 0 {
+		return
+	}
+	h := c.h
+	r := h.rng.Below(10)
+	c.pending.addr = h.addrs[h.rng.Below(uint64(len(h.addrs)))]
+	switch {
+	case r < 5:
+		c.pending.kind = 0
+	case r < 8:
+		c.pending.kind = 1
+		c.pending.val = int64(h.rng.Uint64() >> 1)
+	default:
+		c.pending.kind = 2
+	}
+	write := c.pending.kind != 0
+	if f := h.sys.Probe(c.id, c.pending.addr, write); f >= 0 {
+		c.perform(now, f)
+		return
+	}
+	h.sys.Request(c.id, c.pending.addr, write, int32(c.id), now)
+}
+
+func (c *stressCore) TxnDone(now core.Cycle, frame int) { c.perform(now, frame) }
+
+func (c *stressCore) LineLost(now core.Cycle, line uint64) {}
+
+func (c *stressCore) perform(now core.Cycle, f int) {
+	h := c.h
+	a := c.pending.addr
+	got := h.sys.ReadWord(f, a)
+	if want := h.golden[a]; got != want {
+		h.fail("cycle %d: core %d read %#x = %d, last store in global order was %d", now, c.id, a, got, want)
+	}
+	switch c.pending.kind {
+	case 1:
+		h.sys.WriteWord(f, a, c.pending.val)
+		h.golden[a] = c.pending.val
+	case 2:
+		h.sys.WriteWord(f, a, got+1)
+		h.golden[a] = got + 1
+	}
+	h.sys.Accessed(c.id, f, a, c.pending.kind != 0, 0)
+	if c.pending.kind != 0 {
+		h.writer[a>>h.sys.lineShift] = uint64(c.id) + 1
+	}
+	h.ops++
+	c.left--
+	if c.left > 0 {
+		h.eng.Schedule(now+1+core.Cycle(h.rng.Below(12)), c.target, 0, 0)
+	}
+}
+
+func (h *stressHarness) fail(format string, args ...any) {
+	h.failures++
+	if h.failures <= 10 {
+		h.report(fmt.Sprintf(format, args...))
+	}
+}
+
+// check verifies, after a bus transaction, the single-writer/many-reader
+// invariant, that every copy holds the last stored values, and the
+// metadata invariant of the policy under test.
+func (h *stressHarness) check(e *core.Event) {
+	h.txns++
+	lines := map[uint64]bool{}
+	for _, a := range h.addrs {
+		lines[a>>h.sys.lineShift] = true
+	}
+	for line := range lines {
+		owners, sharers := 0, 0
+		holders := 0
+		for c := 0; c < h.sys.spec.Cores; c++ {
+			f := h.sys.find(c, line)
+			if f < 0 {
+				continue
+			}
+			holders++
+			switch h.sys.st.states[f] {
+			case Modified, Exclusive:
+				owners++
+			case Shared:
+				sharers++
+			}
+			for w := 0; w < h.sys.wordsLine; w++ {
+				a := line<<h.sys.lineShift + uint64(w*8)
+				if got := h.sys.ReadWord(f, a); got != h.golden[a] {
+					h.fail("cycle %d after %s: core %d's copy of %#x holds %d, last store was %d", e.Cycle, e.Kind, c, a, got, h.golden[a])
+				}
+			}
+			meta := h.sys.Meta(f)[0]
+			want := h.writer[line]
+			switch h.policy {
+			case MetaIdeal:
+				if meta != want {
+					h.fail("cycle %d: core %d line %#x metadata %d, last writer %d (ideal policy)", e.Cycle, c, line, meta, want)
+				}
+			case MetaLost:
+				if meta != want && meta != 0 {
+					h.fail("cycle %d: core %d line %#x metadata %d, last writer %d or lost", e.Cycle, c, line, meta, want)
+				}
+			}
+			if h.sys.st.states[f] != Modified {
+				for w := 0; w < h.sys.wordsLine; w++ {
+					a := line<<h.sys.lineShift + uint64(w*8)
+					if got := h.sys.MemoryWord(a); got != h.golden[a] {
+						h.fail("cycle %d: line %#x is clean in core %d but memory holds %d for %#x, last store was %d", e.Cycle, line, c, got, a, h.golden[a])
+					}
+				}
+			}
+		}
+		if owners > 1 || (owners == 1 && sharers > 0) {
+			h.fail("cycle %d after %s: line %#x has %d owners (M/E) and %d sharers", e.Cycle, e.Kind, line<<h.sys.lineShift, owners, sharers)
+		}
+		if holders == 0 && h.policy == MetaIdeal {
+			if got := h.sys.memMetaOf(line)[0]; got != h.writer[line] {
+				h.fail("cycle %d: line %#x is in no cache; memory metadata %d, last writer %d", e.Cycle, line, got, h.writer[line])
+			}
+		}
+	}
+}
+
+func runStress(t *testing.T, cores, opsPerCore int, policy MetaPolicy, seed uint64, report func(string)) *stressHarness {
+	t.Helper()
+	eng := &core.Engine{}
+	stream := &core.Stream{}
+	spec := Spec{Cores: cores, SizeBytes: 256, Assoc: 2, LineBytes: 64, HitCycles: 1, BusWidth: 32,
+		ArbCycles: 2, SnoopCycles: 4, C2CCycles: 10, MemCycles: 50, MetaWords: 1, MetaBits: 16, MetaEvict: policy}
+	// 12 lines of 8 words over a 2-set, 2-way cache: constant conflict
+	// evictions and writebacks.
+	const lines = 12
+	sys, err := New(spec, eng, stream, stressBase, lines*8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &stressHarness{report: report, eng: eng, sys: sys, rng: core.NewRNG(seed, "stress"),
+		golden: map[uint64]int64{}, writer: map[uint64]uint64{}, policy: policy}
+	for l := 0; l < lines; l++ {
+		for _, w := range []int{0, 3, 7} {
+			h.addrs = append(h.addrs, stressBase+uint64(l*64+w*8))
+		}
+	}
+	sys.SetHooks(Hooks{OnAccess: func(c int, addr uint64, write bool, pc int32, meta []uint64) {
+		if write {
+			meta[0] = uint64(c) + 1
+		}
+	}})
+	stream.Attach(MaskOf3(), core.ObserverFunc(h.check))
+	for i := 0; i < cores; i++ {
+		c := &stressCore{id: i, h: h, left: opsPerCore}
+		c.target = eng.Register(c)
+		sys.SetClient(i, c)
+		h.cores = append(h.cores, c)
+		eng.Schedule(core.Cycle(i), c.target, 0, 0)
+	}
+	for eng.Step() {
+		if err := sys.Err(); err != nil {
+			report("protocol error: " + err.Error())
+			return h
+		}
+	}
+	if h.ops != cores*opsPerCore {
+		t.Fatalf("performed %d operations, want %d", h.ops, cores*opsPerCore)
+	}
+	return h
+}
+
+// MaskOf3 is the set of bus-transaction kinds.
+func MaskOf3() core.KindMask { return core.MaskOf(core.KindBusRd, core.KindBusRdX, core.KindBusUpgr) }
+
+func TestStressMESI(t *testing.T) {
+	ops := 12500 // 8 cores × 12,500 = 100,000 operations
+	for _, policy := range []MetaPolicy{MetaLost, MetaIdeal, MetaWriteback} {
+		t.Run(fmt.Sprint(policy), func(t *testing.T) {
+			h := runStress(t, 8, ops, policy, 7, func(msg string) { t.Error(msg) })
+			st := h.sys.Stats()
+			t.Logf("%d ops, %d bus transactions, %d evictions, %d writebacks, %d c2c fills, %d invalidations",
+				h.ops, h.txns, st[StatEvictions], st[StatWritebacks], st[StatFillsC2C], st[StatInvalidations])
+			for _, s := range []Stat{StatEvictions, StatWritebacks, StatFillsC2C, StatFillsMemory, StatInvalidations, StatBusUpgr, StatBusRdX, StatBusRd} {
+				if st[s] == 0 {
+					t.Errorf("stress test never exercised %s", s)
+				}
+			}
+			if h.txns < 10000 {
+				t.Errorf("only %d bus transactions checked", h.txns)
+			}
+		})
+	}
+}
+
+// TestStressCatchesBrokenProtocol makes sure the stress tester can fail: a
+// protocol whose M owner neither supplies its data nor writes it back on a
+// snooped read must be caught as a stale value.
+func TestStressCatchesBrokenProtocol(t *testing.T) {
+	saved := mesiTable[Modified][SnoopBusRd]
+	mesiTable[Modified][SnoopBusRd] = Transition{Next: Shared, Defined: true}
+	defer func() { mesiTable[Modified][SnoopBusRd] = saved }()
+	var msgs []string
+	runStress(t, 4, 2000, MetaLost, 3, func(msg string) { msgs = append(msgs, msg) })
+	if len(msgs) == 0 {
+		t.Fatal("the stress tester accepted a protocol that loses dirty data")
+	}
+	if !strings.Contains(msgs[0], "last store") {
+		t.Errorf("first complaint %q does not name the stale value", msgs[0])
+	}
+}
+
+func TestUndefinedTransitionReportsHistory(t *testing.T) {
+	eng := &core.Engine{}
+	spec := Spec{Cores: 2, SizeBytes: 1024, Assoc: 2, LineBytes: 64, HitCycles: 1, BusWidth: 32, ArbCycles: 2, SnoopCycles: 4, C2CCycles: 10, MemCycles: 50}
+	sys, err := New(spec, eng, &core.Stream{}, stressBase, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := &recordClient{}
+	sys.SetClient(0, done)
+	sys.SetClient(1, done)
+	// Core 0 reads the line: it is alone, so it gets E.
+	sys.Request(0, stressBase, false, 0, 0)
+	for eng.Step() {
+	}
+	if got := sys.Holds(0, stressBase>>6); got != Exclusive {
+		t.Fatalf("core 0 holds line in %s, want E", got)
+	}
+	// Corrupt core 1 into S on the same line, then upgrade: the snoop finds
+	// E against BusUpgr, which the table does not define.
+	f := sys.victim(1, stressBase>>6)
+	sys.st.tags[f] = stressBase >> 6
+	sys.st.states[f] = Shared
+	sys.Request(1, stressBase, true, 5, eng.Now())
+	for eng.Step() {
+	}
+	err = sys.Err()
+	if err == nil {
+		t.Fatal("undefined transition went unreported")
+	}
+	for _, want := range []string{"undefined MESI transition", "core[0].l1", "0x10000", "in E on SnoopBusUpgr", "history", "I-LocalRead->E"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+type recordClient struct{ done int }
+
+func (r *recordClient) TxnDone(now core.Cycle, frame int)    { r.done++ }
+func (r *recordClient) LineLost(now core.Cycle, line uint64) {}
+
+func TestTableUndefinedPairs(t *testing.T) {
+	undefined := [][2]int{{int(Invalid), int(Evict)}, {int(Exclusive), int(SnoopBusUpgr)}, {int(Modified), int(SnoopBusUpgr)}}
+	for _, p := range undefined {
+		if Lookup(State(p[0]), ProtoEvent(p[1])).Defined {
+			t.Errorf("(%s, %s) should be undefined", State(p[0]), ProtoEvent(p[1]))
+		}
+	}
+	if tr := Lookup(Modified, SnoopBusRd); tr.Next != Shared || tr.Actions&ActSupply == 0 || tr.Actions&ActWriteback == 0 {
+		t.Errorf("M on BusRd = %+v, want S with supply and writeback", tr)
+	}
+}

@@ -115,6 +115,9 @@ func (h *stressHarness) check(e *core.Event) {
 		holders := 0
 		for c := 0; c < h.sys.spec.Cores; c++ {
 			f := h.sys.find(c, line)
+			if bit := h.sys.st.present[line-stressBase>>h.sys.lineShift]&(1<<c) != 0; bit != (f >= 0) {
+				h.fail("cycle %d: presence bit of core %d for line %#x is %v, but the cache holds it: %v", e.Cycle, c, line, bit, f >= 0)
+			}
 			if f < 0 {
 				continue
 			}

@@ -2,6 +2,7 @@ package coherence
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"weft/core"
@@ -172,6 +173,9 @@ type SysState struct {
 	ticks       []uint64
 	mem         []int64
 	memMeta     []uint64
+	// present has one bit per core for every memory line: which caches
+	// hold the line in a valid state, so snoops visit only the holders.
+	present     []uint64
 	queue       []request
 	busy        bool
 	busFreeAt   core.Cycle
@@ -209,13 +213,16 @@ type System struct {
 	ev         core.Event
 	list       []uint64
 	zeroMeta   []uint64
+	// mru is each core's most recently hit frame, checked before the set
+	// scan. It is a hint (validated on use), not state.
+	mru []int
 }
 
 // New builds a memory system with memWords words of backing memory starting
 // at dataBase. Events are emitted on events; bus completions are scheduled
 // on eng.
 func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memWords int) (*System, error) {
-	if spec.Cores < 1 || spec.Assoc < 1 || spec.LineBytes < 8 || spec.LineBytes&(spec.LineBytes-1) != 0 {
+	if spec.Cores < 1 || spec.Cores > 64 || spec.Assoc < 1 || spec.LineBytes < 8 || spec.LineBytes&(spec.LineBytes-1) != 0 {
 		return nil, fmt.Errorf("coherence: bad geometry: %d cores, %d ways, %d-byte lines", spec.Cores, spec.Assoc, spec.LineBytes)
 	}
 	sets := spec.SizeBytes / (spec.LineBytes * spec.Assoc)
@@ -237,6 +244,7 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 		events:    events,
 		clients:   make([]Client, spec.Cores),
 		zeroMeta:  make([]uint64, spec.MetaWords),
+		mru:       make([]int, spec.Cores),
 	}
 	for 1<<s.lineShift < spec.LineBytes {
 		s.lineShift++
@@ -297,6 +305,23 @@ func (s *System) growMem(words int) {
 	for len(st.memMeta) < words/s.wordsLine*s.spec.MetaWords {
 		st.memMeta = append(st.memMeta, 0)
 	}
+	for len(st.present) < words/s.wordsLine {
+		st.present = append(st.present, 0)
+	}
+}
+
+// holders returns the set of cores other than c holding line.
+func (s *System) holders(c int, line uint64) uint64 {
+	return s.st.present[line-s.memBase>>s.lineShift] &^ (1 << uint(c))
+}
+
+func (s *System) setPresent(c int, line uint64, on bool) {
+	p := &s.st.present[line-s.memBase>>s.lineShift]
+	if on {
+		*p |= 1 << uint(c)
+	} else {
+		*p &^= 1 << uint(c)
+	}
 }
 
 // GrowMemory makes backing memory hold at least words words.
@@ -333,7 +358,13 @@ func (s *System) find(c int, line uint64) int {
 func (s *System) Probe(c int, addr uint64, write bool) int {
 	line := addr >> s.lineShift
 	st := &s.st
-	f := s.find(c, line)
+	f := s.mru[c]
+	if st.tags[f] != line || st.states[f] == Invalid || f/(s.sets*s.spec.Assoc) != c {
+		f = s.find(c, line)
+		if f >= 0 {
+			s.mru[c] = f
+		}
+	}
 	if write {
 		st.stats[StatWrites]++
 		if f < 0 || st.states[f] == Shared {
@@ -461,11 +492,8 @@ func (s *System) grant(r request, g core.Cycle) {
 		}
 	}
 	owner, sharers := false, 0
-	for o := 0; o < s.spec.Cores; o++ {
-		if o == c {
-			continue
-		}
-		if f := s.find(o, line); f >= 0 {
+	for h := s.holders(c, line); h != 0; h &= h - 1 {
+		if f := s.find(bits.TrailingZeros64(h), line); f >= 0 {
 			sharers++
 			if st.states[f] == Exclusive || st.states[f] == Modified {
 				owner = true
@@ -630,6 +658,7 @@ func (s *System) evict(now core.Cycle, c int, f int) {
 	st.states[f] = Invalid
 	st.tags[f] = noTag
 	st.invalidated[f] = false
+	s.setPresent(c, line, false)
 	if cl := s.clients[c]; cl != nil {
 		cl.LineLost(now, line)
 	}
@@ -645,12 +674,7 @@ func allZero(m []uint64) bool {
 }
 
 func (s *System) otherHolder(c int, line uint64) bool {
-	for o := 0; o < s.spec.Cores; o++ {
-		if o != c && s.find(o, line) >= 0 {
-			return true
-		}
-	}
-	return false
+	return s.holders(c, line) != 0
 }
 
 func (s *System) memMetaOf(line uint64) []uint64 {
@@ -704,13 +728,12 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 	}
 	supplied := false
 	sharerMeta := -1
-	for o := 0; o < s.spec.Cores; o++ {
-		if o == c {
-			continue
-		}
+	for h := s.holders(c, line); h != 0; h &= h - 1 {
+		o := bits.TrailingZeros64(h)
 		of := s.find(o, line)
 		if of < 0 {
-			continue
+			s.fail(fmt.Errorf("coherence: presence bit of core %d set for line %#x it does not hold", o, line<<s.lineShift))
+			return -1
 		}
 		before := st.states[of]
 		tr := Lookup(before, ev)
@@ -748,6 +771,7 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 		}
 		st.states[of] = tr.Next
 		if tr.Next == Invalid {
+			s.setPresent(o, line, false)
 			st.invalidated[of] = true
 			clear(resp)
 			st.stats[StatInvalidations]++
@@ -796,6 +820,7 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 	s.record(now, c, line, before, local, next)
 	st.tags[f] = line
 	st.states[f] = next
+	s.setPresent(c, line, true)
 	st.invalidated[f] = false
 	st.ticks[c]++
 	st.lru[f] = st.ticks[c]
@@ -854,6 +879,7 @@ func copyState(dst, src *SysState) {
 	dst.ticks = append(dst.ticks[:0], src.ticks...)
 	dst.mem = append(dst.mem[:0], src.mem...)
 	dst.memMeta = append(dst.memMeta[:0], src.memMeta...)
+	dst.present = append(dst.present[:0], src.present...)
 	dst.queue = append(dst.queue[:0], src.queue...)
 	dst.busy, dst.busFreeAt, dst.cur, dst.curKind, dst.curGranted = src.busy, src.busFreeAt, src.cur, src.curKind, src.curGranted
 	dst.stats, dst.history, dst.historyN, dst.err = src.stats, src.history, src.historyN, src.err

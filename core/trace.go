@@ -118,7 +118,7 @@ type TraceHeader struct {
 
 // TraceWriter encodes a run's events to a trace file. It is an Observer:
 // attach it to a Stream with the kinds to record. Encoding an event does not
-// allocate. An event whose List is longer than 1<<20 words, or whose kind is
+// allocate once the writer's buffer has grown to the largest event. An event whose List is longer than 1<<20 words, or whose kind is
 // KindNone or not below NumKinds, is an error. The first error stops the
 // writer and is returned by Close.
 type TraceWriter struct {

@@ -31,7 +31,7 @@ main:    spawn  r10, depositor, r0
 
 .func depositor
 depositor: li   r2, 0                   # deposit number
-d_loop:  delay  150, 550                # think time: sets how often the windows meet
+d_loop:  delay  300, 900                # think time: sets how often the windows meet
          add    r3, r2, 1               # amount = 1..8
          call   deposit
          add    r2, r2, 1

@@ -44,7 +44,7 @@ main:    spawn  r10, rotator, r0
 
 .func inserter
 inserter: li    r2, 0                   # insert number
-i_loop:  work   30                      # parse and execute the INSERT
+i_loop:  work   60                      # parse and execute the INSERT
          delay  0, 20
          shl    r3, r2, 3
          add    r4, r2, 100             # the row
@@ -71,7 +71,7 @@ bw_skip: fail   "binlog entry skipped"
          ret
 
 .func rotator
-rotator: delay  100, 1100               # the log fills up some time during the inserts
+rotator: delay  200, 1600               # the log fills up some time during the inserts
          lock   LOCK_log
          call   log_close
          delay  5, 30                   # bug window: close the old file, create the new one

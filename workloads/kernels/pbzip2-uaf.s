@@ -6,6 +6,9 @@
 # mutex, take a block or, when the queue is empty, test allDone, unlock and
 # sleep. Nothing orders a consumer's last poll before the free, so a
 # consumer that wakes after it touches the freed mutex and the run crashes.
+# The @bug instructions are main's free and the consumer's poll-path
+# accesses to the queue (a slow allDone load can put even the exiting
+# unlock after the free).
 #
 # Tuning: a consumer leaves safely only when one of its polls falls in the
 # gap between `st allDone` and the free in main; the gap is main's `delay`
@@ -38,7 +41,7 @@ main:    call   queue_init              # r10 = fifo
          call   wait_written
          li     r3, 1
          st     r3, allDone
-         delay  80, 280                 # gap before the delete: consumers may still leave
+         delay  120, 320                # gap before the delete: consumers may still leave
          call   queue_delete
          join   r11
          join   r12
@@ -81,11 +84,11 @@ wait_written: delay 10, 30              # the file writer polls for finished blo
 
 .func consumer
 consumer: lock  [r1]            @bug    # fifo->mut: freed memory once main deleted the queue
-         ld     r2, [r1+8]              # count
+         ld     r2, [r1+8]      @bug    # count
          bnez   r2, c_take
          ld     r3, allDone
          bnez   r3, c_done
-         unlock [r1]
+         unlock [r1]            @bug
          delay  100, 300                # pthread_cond_timedwait timeout
          jmp    consumer
 c_take:  ld     r4, [r1+16]             # head
@@ -101,5 +104,5 @@ c_take:  ld     r4, [r1+16]             # head
          fadd   r7, outsum, r6
          fadd   r7, processed, 1
          jmp    consumer
-c_done:  unlock [r1]
+c_done:  unlock [r1]            @bug    # may follow the free when the allDone load was slow
          exit

@@ -1,0 +1,112 @@
+package sim_test
+
+import (
+	"fmt"
+	"testing"
+
+	"weft/configs"
+	"weft/sim"
+	"weft/workloads"
+)
+
+// benchInstrs is the size of one BenchmarkRun iteration (DESIGN.md §9).
+const benchInstrs = 10_000_000
+
+func mixedRun(tb testing.TB, cores, instrs int) (configs.Config, *sim.Result, func() sim.Result) {
+	tb.Helper()
+	p, err := workloads.BenchMixed(cores, instrs).Program()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := configs.Default()
+	cfg.Machine.Cores = cores
+	run := func() sim.Result {
+		r, err := sim.Run(cfg, p, 1)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return r
+	}
+	r := run()
+	return cfg, &r, run
+}
+
+// BenchmarkRun is the reference benchmark: a fixed run of at least 10M
+// simulated instructions of the mixed synthetic workload per iteration.
+func BenchmarkRun(b *testing.B) {
+	for _, cores := range []int{2, 8, 32} {
+		b.Run(fmt.Sprintf("cores=%d", cores), func(b *testing.B) {
+			_, first, run := mixedRun(b, cores, benchInstrs)
+			if first.Outcome != "pass" {
+				b.Fatalf("benchmark workload %s: %s", first.Outcome, first.OutcomeMsg)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var instrs, cycles uint64
+			for i := 0; i < b.N; i++ {
+				r := run()
+				instrs += r.Instructions
+				cycles += r.Cycles
+			}
+			secs := b.Elapsed().Seconds()
+			b.ReportMetric(float64(instrs)/secs/1e6, "MIPS")
+			b.ReportMetric(float64(cycles)/secs/1e6, "Mcycles/s")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// TestBenchmarkWorkloadShape checks that the benchmark workload is what
+// DESIGN.md §9 asks for: ≥10M instructions, ≥30% memory operations, some
+// shared, an L1 miss rate of at least 2%, and lock-protected critical
+// sections, and that it checks itself.
+func TestBenchmarkWorkloadShape(t *testing.T) {
+	instrs := benchInstrs
+	if testing.Short() {
+		instrs = 2_000_000
+	}
+	_, r, _ := mixedRun(t, 8, instrs)
+	if r.Outcome != "pass" {
+		t.Fatalf("outcome %s: %s", r.Outcome, r.OutcomeMsg)
+	}
+	get := func(name string) float64 {
+		v, ok := r.Stats.Get(name)
+		if !ok {
+			t.Fatalf("no stat %s", name)
+		}
+		return v
+	}
+	memFrac := get("mem_ops") / float64(r.Instructions)
+	t.Logf("instructions %d, cycles %d, mem fraction %.3f, miss rate %.4f, c2c fills %.0f, lock acquires %.0f, bus utilisation %.3f",
+		r.Instructions, r.Cycles, memFrac, get("l1_miss_rate"), get("fills_c2c"), get("lock_acquires"), get("bus_utilization"))
+	if r.Instructions < uint64(instrs) {
+		t.Errorf("%d instructions, want ≥ %d", r.Instructions, instrs)
+	}
+	if memFrac < 0.30 {
+		t.Errorf("memory operations are %.1f%% of instructions, want ≥ 30%%", 100*memFrac)
+	}
+	if get("l1_miss_rate") < 0.02 {
+		t.Errorf("L1 miss rate %.4f, want ≥ 0.02", get("l1_miss_rate"))
+	}
+	if get("fills_c2c") == 0 || get("invalidations") == 0 {
+		t.Error("no sharing: no cache-to-cache fills or invalidations")
+	}
+	if get("lock_acquires") == 0 {
+		t.Error("no critical sections")
+	}
+}
+
+// TestAllocsIndependentOfLength checks the hot paths allocate nothing per
+// instruction or access: a 10M-instruction run allocates exactly as often
+// as a 1M-instruction run of the same workload.
+func TestAllocsIndependentOfLength(t *testing.T) {
+	allocs := map[int]float64{}
+	for _, n := range []int{1_000_000, 10_000_000} {
+		_, _, run := mixedRun(t, 8, n)
+		allocs[n] = testing.AllocsPerRun(1, func() { run() })
+	}
+	t.Logf("allocations per run: 1M instructions %.0f, 10M instructions %.0f", allocs[1_000_000], allocs[10_000_000])
+	if allocs[1_000_000] != allocs[10_000_000] {
+		t.Errorf("allocations grow with run length: %v", allocs)
+	}
+}

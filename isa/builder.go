@@ -3,6 +3,7 @@ package isa
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -378,7 +379,7 @@ func newBuilder(name string) *Builder {
 	}
 }
 
-// what names the next object for line-less errors.
+// instrWhat names instruction i for errors without a source line.
 func (b *Builder) instrWhat(i int, op Op) string {
 	return fmt.Sprintf("instruction %d (%s)", i, mnemonic(op))
 }
@@ -495,7 +496,9 @@ func (b *Builder) grow(n int64) bool {
 		}
 		return false
 	}
-	b.data = append(b.data, make([]int64, n)...)
+	old := len(b.data)
+	b.data = slices.Grow(b.data, int(n))[:old+int(n)]
+	clear(b.data[old:])
 	return true
 }
 
@@ -520,15 +523,19 @@ func (b *Builder) Word(name string, vals ...int64) *Builder {
 	return b
 }
 
-// WordAddr defines data symbol name holding the addresses of syms, one
-// word each (.word sym); an empty name adds the words to the current
-// symbol.
-func (b *Builder) WordAddr(name string, syms ...string) *Builder {
+// WordAddr defines data symbol name holding addresses, one word per ref
+// (.word sym or sym+imm): each ref names a symbol and an offset and has no
+// base register. An empty name adds the words to the current symbol.
+func (b *Builder) WordAddr(name string, refs ...Mem) *Builder {
 	if name != "" {
 		b.defineSymbol(name)
 	}
-	for _, s := range syms {
-		b.wordSym(s, 0)
+	for _, r := range refs {
+		if r.Sym == "" || r.Base != R0 {
+			b.errs.add(b.line, "data", "bad WordAddr reference %+v: want a symbol and an offset", r)
+			continue
+		}
+		b.wordSym(r.Sym, r.Off)
 	}
 	return b
 }

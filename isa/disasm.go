@@ -70,9 +70,7 @@ func (d *disasm) printf(format string, args ...any) { fmt.Fprintf(&d.w, format, 
 // header prints the metadata directives.
 func (d *disasm) header() {
 	p := d.p
-	if p.Name != "" {
-		d.printf(".kernel  %s\n", kernelName(p.Name))
-	}
+	d.printf(".kernel  %s\n", kernelName(p.Name))
 	if p.Desc != "" {
 		d.printf(".desc    %s\n", quote(p.Desc))
 	}
@@ -97,6 +95,9 @@ func (d *disasm) header() {
 // kernelName spells a program name for .kernel: bare when it lexes back
 // as one name, else quoted.
 func kernelName(s string) string {
+	if s == "" {
+		return `""`
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !identChar(c) && c != '-' && c != '+' {

@@ -1,0 +1,168 @@
+package isa
+
+import (
+	"strings"
+	"testing"
+)
+
+// checkRoundTrip disassembles p, assembles the text again and checks that
+// the program and its disassembly are unchanged.
+func checkRoundTrip(t testing.TB, p *Program) {
+	t.Helper()
+	text := Disassemble(p)
+	q, err := Assemble(p.File, []byte(text))
+	if err != nil {
+		t.Fatalf("disassembly does not assemble: %v\n%s", err, text)
+	}
+	if d := diffPrograms(p, q); d != "" {
+		t.Fatalf("round trip changed the program: %s\n%s", d, text)
+	}
+	if text2 := Disassemble(q); text2 != text {
+		t.Fatalf("disassembly is not stable:\n%s\n---\n%s", text, text2)
+	}
+}
+
+// roundTripSrcs are programs for the round-trip tests and fuzz seeds.
+var roundTripSrcs = map[string]string{
+	"binlog.s": binlogSrc,
+	"allops.s": allOpsSrc,
+	"min.s":    "main: exit\n",
+	"data.s": `
+.kernel "odd name #1"
+.desc "line1\nline2\t\"q\" \\ \x01 é"
+.data
+        .word 5, 6                      # no symbol yet
+x:      .word 1
+        .align 128
+y:      .space 0
+z:      .word 0, 0, 0, 0, 0, 0, 7, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+        .align 16
+w:      .word 0
+        .align 64
+v:
+.text
+main:   ld r1, x
+        ld r2, z+48
+        ld r3, y[r1]
+        ld r4, [r2-16]
+        la r5, v
+        la r6, x-8
+        la r7, z+8000
+        ld r8, [r0]
+        ld r8, [r0+8]
+        ld r8, [r0-8]
+        exit
+`,
+	"labels.s": `
+.func a
+.func b
+main:
+start:  nop
+.func c
+        jmp start
+again:
+x1: x2: bnez r1, x2 @cp p
+        beq r1, r2, again @cp q @bug
+        jmp main @cp p
+end:
+`,
+}
+
+func TestRoundTrip(t *testing.T) {
+	for name, src := range roundTripSrcs {
+		t.Run(name, func(t *testing.T) {
+			checkRoundTrip(t, mustAssemble(t, name, src))
+		})
+	}
+}
+
+func TestDisassembleText(t *testing.T) {
+	p := mustAssemble(t, "k.s", binlogSrc)
+	text := Disassemble(p)
+	for _, want := range []string{
+		".kernel  mysql-binlog\n",
+		`.desc    "log rotation lets an insert skip the binlog"`,
+		".class   atomicity\n",
+		".cores   2\n",
+		".expect 1 1\n",
+		"log_type:       .word 3\n",
+		"                .align 64\n",
+		"buf:            .space 16\n",
+		"\n.func rotator\nrotator:\n        st      r0, log_type @bug\n",
+		"        ld      r5, log_type @bug @cp check\n",
+		"        beqz    r5, skip @cp check\n",
+		"        fadd    r6, count, 1\n",
+		`        fail    "binlog entry skipped"`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("disassembly lacks %q:\n%s", want, text)
+		}
+	}
+	q := mustAssemble(t, "k.s", allOpsSrc)
+	text = Disassemble(q)
+	for _, want := range []string{
+		"ld      r7, a+8\n", "ld      r7, [r3+16]\n", "ld      r7, [r3-8]\n", "ld      r7, a[r8]\n",
+		"ld      r7, a\n", "la      r4, a+16\n", "cbcast  cv[r3]\n", "cwait   cv, lk\n", "roi begin\n", "roi end\n",
+		"exit @bug @cp loop2\n", `assert  r11, "tid \"quoted\"\t# not a comment"`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("disassembly lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestDisassembleHandMade(t *testing.T) {
+	// A program whose parts do not come from Assemble: a jump to a PC with
+	// no label, an empty name, no main. It must print without panicking.
+	p := &Program{
+		Instrs: []Instruction{
+			{Op: OpJmp, Target: 1},
+			{Op: OpLa, Rd: 1, Imm: 99},
+			{Op: OpAssert, Rs: 1, Msg: 7},
+			{Op: Op(200)},
+			{Op: OpNop, CodePoint: 99},
+		},
+		Data:    []int64{1, 2, 3},
+		Symbols: []Symbol{{Name: "s", Addr: 0x10008, Words: 9}},
+	}
+	text := Disassemble(p)
+	for _, want := range []string{".L1:\n", "jmp     .L1", `assert  r1, ""`, "invalid"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("lacks %q:\n%s", want, text)
+		}
+	}
+	_ = Disassemble(&Program{})
+	_ = BuildCFG(p)
+	_ = BuildCFG(&Program{})
+}
+
+func FuzzAssemble(f *testing.F) {
+	for _, src := range roundTripSrcs {
+		f.Add([]byte(src))
+	}
+	for _, s := range []string{
+		"", "main:", "main: exit", "\x00\x01binary\xff", "\xff\xfe", "main: li r1, 99999999999999999999999",
+		"main: fail \"unterminated", ".data\nx: .space 3\n.align 64\n.text\nmain: ld r1, x+4\n",
+		"main: jmp main\n", ".kernel a-b.c\nmain: beq r1, -1, main @bug @cp x\n",
+		".data\na: .word a, a+8, a-8\n.text\nmain: cwait a[r1], [r2+8]\n exit",
+		"main: add r1, r2, r3 # comment\nloop: bnez r1, loop\n call f\n exit\n.func f\nf: ret\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		p, err := Assemble("fuzz.s", src)
+		if err != nil {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !strings.HasPrefix(line, "fuzz.s:") {
+					t.Fatalf("error without position: %q", line)
+				}
+			}
+			return
+		}
+		checkRoundTrip(t, p)
+		g := BuildCFG(p)
+		if len(p.Instrs) > 0 && len(g.Blocks) == 0 {
+			t.Fatal("no blocks")
+		}
+	})
+}

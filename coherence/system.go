@@ -175,17 +175,17 @@ type SysState struct {
 	memMeta     []uint64
 	// present has one bit per core for every memory line: which caches
 	// hold the line in a valid state, so snoops visit only the holders.
-	present     []uint64
-	queue       []request
-	busy        bool
-	busFreeAt   core.Cycle
-	cur         request
-	curKind     TxnKind
-	curGranted  core.Cycle
-	stats       Stats
-	history     [historySize]historyEntry
-	historyN    uint64
-	err         error
+	present    []uint64
+	queue      []request
+	busy       bool
+	busFreeAt  core.Cycle
+	cur        request
+	curKind    TxnKind
+	curGranted core.Cycle
+	stats      Stats
+	history    [historySize]historyEntry
+	historyN   uint64
+	err        error
 }
 
 // System is the memory system of one machine.
@@ -245,6 +245,9 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 		clients:   make([]Client, spec.Cores),
 		zeroMeta:  make([]uint64, spec.MetaWords),
 		mru:       make([]int, spec.Cores),
+		// Bounded by the core count; sized now so the hot path never grows them.
+		responders: make([]int, 0, spec.Cores),
+		list:       make([]uint64, 0, spec.Cores),
 	}
 	for 1<<s.lineShift < spec.LineBytes {
 		s.lineShift++

@@ -39,6 +39,16 @@ func (e *Engine) Register(h Handler) int32 {
 	return int32(len(e.handlers) - 1)
 }
 
+// Reserve makes room for n queued events, so a run whose queue never
+// exceeds n allocates nothing while it runs.
+func (e *Engine) Reserve(n int) {
+	if cap(e.heap) < n {
+		h := make([]Item, len(e.heap), n)
+		copy(h, e.heap)
+		e.heap = h
+	}
+}
+
 // Now returns the cycle of the event being handled (or last handled).
 func (e *Engine) Now() Cycle { return e.now }
 

@@ -7,6 +7,7 @@ package cpu
 
 import (
 	"fmt"
+	"strconv"
 
 	"weft/coherence"
 	"weft/core"
@@ -192,6 +193,9 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 	}
 	memSpec.Cores = spec.Cores
 	m := &Machine{spec: spec, prog: prog, eng: &core.Engine{}, events: events, seed: seed}
+	// At most one event per core, one bus completion and one timer per
+	// core are queued at once.
+	m.eng.Reserve(2*spec.Cores + 2)
 	line := uint64(memSpec.LineBytes)
 	m.dataEnd = prog.DataEnd()
 	m.heapBase = (m.dataEnd + line - 1) / line * line
@@ -260,7 +264,7 @@ func (m *Machine) Start() {
 // cycle at (plus the configured random skew for spawned threads).
 func (m *Machine) startThread(c *Core, pc int32, arg int64, parent int32, at core.Cycle) int32 {
 	tid := int32(len(m.st.threads))
-	rng := core.NewRNG(m.seed, fmt.Sprintf("jitter/thread/%d", tid))
+	rng := core.NewRNG(m.seed, "jitter/thread/"+strconv.Itoa(int(tid)))
 	if parent >= 0 && m.spec.StartSkewCycles > 0 {
 		at += core.Cycle(rng.Range(0, m.spec.StartSkewCycles))
 	}

@@ -2,7 +2,10 @@ package sim_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
+
+	"weft/cpu"
 
 	"weft/configs"
 	"weft/sim"
@@ -97,15 +100,33 @@ func TestBenchmarkWorkloadShape(t *testing.T) {
 }
 
 // TestAllocsIndependentOfLength checks the hot paths allocate nothing per
-// instruction or access: a 10M-instruction run allocates exactly as often
-// as a 1M-instruction run of the same workload.
+// instruction or access: running a machine for 10M instructions allocates
+// exactly as often as running it for 1M instructions of the same workload.
+// Only the run is measured (building the machine and collecting the result
+// allocate a fixed amount that fmt's pools make jitter by one).
 func TestAllocsIndependentOfLength(t *testing.T) {
-	allocs := map[int]float64{}
+	allocs := map[int]uint64{}
 	for _, n := range []int{1_000_000, 10_000_000} {
-		_, _, run := mixedRun(t, 8, n)
-		allocs[n] = testing.AllocsPerRun(1, func() { run() })
+		p, err := workloads.BenchMixed(8, n).Program()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := configs.Default()
+		m, err := sim.Build(cfg, p, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		m.Start()
+		m.Run()
+		runtime.ReadMemStats(&after)
+		allocs[n] = after.Mallocs - before.Mallocs
+		if o := m.Outcome(); o.Kind != cpu.Pass {
+			t.Fatalf("%d-instruction run: %s %s", n, o.Kind, o.Msg)
+		}
 	}
-	t.Logf("allocations per run: 1M instructions %.0f, 10M instructions %.0f", allocs[1_000_000], allocs[10_000_000])
+	t.Logf("allocations while running: 1M instructions %d, 10M instructions %d", allocs[1_000_000], allocs[10_000_000])
 	if allocs[1_000_000] != allocs[10_000_000] {
 		t.Errorf("allocations grow with run length: %v", allocs)
 	}

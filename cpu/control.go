@@ -12,6 +12,8 @@ type Until uint8
 // The park conditions.
 const (
 	// UntilAccess releases the thread after another thread accesses Addr.
+	// Only accesses performed while the thread is parked count: one that
+	// happens before the thread reaches PC does not release it.
 	UntilAccess Until = iota
 	// UntilWrite releases the thread after another thread writes Addr.
 	UntilWrite
@@ -21,7 +23,8 @@ const (
 	// UntilCycle releases the thread at cycle Cycle.
 	UntilCycle
 	// UntilPredicate releases the thread once Pred holds; Pred is checked
-	// when the thread parks and after every memory access.
+	// when the thread parks, after every memory access, and after every
+	// other globally visible instruction (sync, spawn, join, exit, out, …).
 	UntilPredicate
 )
 
@@ -187,6 +190,16 @@ func (m *Machine) notifyAccess(c *Core, a uint64, write bool) {
 			if o != c && o.st.Status == statusStalled && o.st.WaitLine == line {
 				o.resumeStall(now, false)
 			}
+		}
+	}
+}
+
+// recheckPredicates releases threads whose predicate now holds; called
+// after globally visible instructions other than memory accesses.
+func (m *Machine) recheckPredicates(now core.Cycle) {
+	for _, o := range m.cores {
+		if o.st.Status == statusParked && m.st.parks[o.st.ParkRule].Until == UntilPredicate && m.st.parks[o.st.ParkRule].Pred(m) {
+			o.releasePark(now, false)
 		}
 	}
 }

@@ -385,6 +385,9 @@ func (c *Core) globalOp(in *isa.Instruction, frame int) bool {
 		}
 		if done {
 			c.retire()
+			if m.st.parksLive > 0 && !m.st.ended {
+				m.recheckPredicates(st.Time)
+			}
 			return !m.st.ended
 		}
 	}

@@ -342,5 +342,9 @@ func (c *Core) exit() {
 	}
 	if m.st.live == 0 {
 		m.endRun(now)
+		return
+	}
+	if m.st.parksLive > 0 {
+		m.recheckPredicates(now)
 	}
 }

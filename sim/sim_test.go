@@ -341,3 +341,42 @@ func TestBreakdownSumsToCycles(t *testing.T) {
 		}
 	}
 }
+
+func TestParkPredicateOnThreadExit(t *testing.T) {
+	// Thread 1 parks until thread 2 has exited: no memory access follows
+	// the exit, so the predicate must be re-checked on the exit itself.
+	p := assemble(t, `
+.data
+x: .word 0
+.text
+main:  spawn r2, waiter, r0
+       spawn r3, quitter, r0
+       join r2
+       join r3
+       exit
+waiter: nop
+gate:  ld r4, x
+       exit
+quitter: work 700
+       exit
+`)
+	m, err := sim.Build(configs.Default(), p, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := m.Park(cpu.ParkRule{Thread: 1, PC: pcOf(t, p, "gate"), Until: cpu.UntilPredicate,
+		Pred: func(m *cpu.Machine) bool { th := m.Threads(); return len(th) > 2 && th[2].Exited }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Start()
+	m.Run()
+	res := m.ParkResult(idx)
+	if o := m.Outcome(); o.Kind != cpu.Pass {
+		t.Fatalf("outcome %s: %s", o.Kind, o.Msg)
+	}
+	quit := m.Threads()[2].End
+	if !res.Parked || !res.Released || res.TimedOut || res.ReleasedAt != quit {
+		t.Errorf("park result %+v; want released at thread 2's exit, cycle %d", res, quit)
+	}
+}

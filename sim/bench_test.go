@@ -111,19 +111,25 @@ func TestAllocsIndependentOfLength(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := configs.Default()
-		m, err := sim.Build(cfg, p, 1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		m.Start()
-		m.Run()
-		runtime.ReadMemStats(&after)
-		allocs[n] = after.Mallocs - before.Mallocs
-		if o := m.Outcome(); o.Kind != cpu.Pass {
-			t.Fatalf("%d-instruction run: %s %s", n, o.Kind, o.Msg)
+		// MemStats counts the whole process, and parallel tests allocate
+		// too; that noise only adds, so the minimum of a few runs is the
+		// run's own count.
+		for try := 0; try < 3; try++ {
+			m, err := sim.Build(configs.Default(), p, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			m.Start()
+			m.Run()
+			runtime.ReadMemStats(&after)
+			if o := m.Outcome(); o.Kind != cpu.Pass {
+				t.Fatalf("%d-instruction run: %s %s", n, o.Kind, o.Msg)
+			}
+			if got := after.Mallocs - before.Mallocs; try == 0 || got < allocs[n] {
+				allocs[n] = got
+			}
 		}
 	}
 	t.Logf("allocations while running: 1M instructions %d, 10M instructions %d", allocs[1_000_000], allocs[10_000_000])

@@ -846,8 +846,10 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 		s.events.Emit(&s.ev)
 	}
 	if kind != TxnBusUpgr && s.events.Watching(core.KindFill) {
+		// Words[0] is the supplying core when FlagC2C is set (memory
+		// supplied the line otherwise).
 		var fl uint8
-		sup := uint64(1<<63 - 1)
+		var sup uint64
 		if supplied {
 			fl = core.FlagC2C
 			sup = uint64(s.tx.Supplier)

@@ -212,6 +212,7 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 	mem.InitMemory(prog.Data)
 	m.mem = mem
 	m.st.heapNext = m.heapBase
+	m.st.outcome = Outcome{Kind: Pass, PC: core.NoPC, Thread: -1}
 	m.cores = make([]*Core, spec.Cores)
 	for i := range m.cores {
 		c := &Core{m: m, id: i}
@@ -365,6 +366,12 @@ func (m *Machine) endRun(at core.Cycle) {
 	}
 	m.st.ended = true
 	m.st.outcome.Cycle = at
+	for _, c := range m.cores {
+		if c.st.Thread >= 0 && !m.st.threads[c.st.Thread].Exited {
+			m.st.threads[c.st.Thread].Instrs = c.st.Instrs
+		}
+	}
+	m.syncInstrStat()
 	if m.st.roiState == roiOpen {
 		m.closeROI(at)
 	}

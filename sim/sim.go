@@ -4,6 +4,8 @@
 package sim
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -148,6 +150,35 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return []byte(b.String()), nil
+}
+
+// UnmarshalJSON reads a statistics object, keeping its key order.
+func (s *Stats) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return fmt.Errorf("stats: want a JSON object")
+	}
+	var out Stats
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("stats: %w", err)
+		}
+		name, ok := tok.(string)
+		if !ok {
+			return fmt.Errorf("stats: key %v is not a string", tok)
+		}
+		var v float64
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("stats: %s: %w", name, err)
+		}
+		out = append(out, Stat{Name: name, Value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	*s = out
+	return nil
 }
 
 // Get returns the named statistic.

@@ -380,3 +380,28 @@ quitter: work 700
 		t.Errorf("park result %+v; want released at thread 2's exit, cycle %d", res, quit)
 	}
 }
+
+func TestResultJSONRoundTrip(t *testing.T) {
+	r, err := sim.Run(configs.Default(), kernel(t, "prodcons"), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back sim.Result
+	if err := json.Unmarshal([]byte(jsonOf(t, r)), &back); err != nil {
+		t.Fatal(err)
+	}
+	if jsonOf(t, back) != jsonOf(t, r) {
+		t.Errorf("round trip changed the result:\n%s\n%s", jsonOf(t, r), jsonOf(t, back))
+	}
+	if r.OutcomePC != -1 || r.OutcomeThread != -1 {
+		t.Errorf("a pass names pc %d thread %d, want -1 -1", r.OutcomePC, r.OutcomeThread)
+	}
+	n, _ := r.Stats.Get("instructions")
+	ipc, _ := r.Stats.Get("ipc")
+	if uint64(n) != r.Instructions || ipc <= 0 {
+		t.Errorf("stats: instructions %v (run %d), ipc %v", n, r.Instructions, ipc)
+	}
+	if err := json.Unmarshal([]byte(`{"a":1,"b":`), &back.Stats); err == nil {
+		t.Error("truncated stats decoded without error")
+	}
+}

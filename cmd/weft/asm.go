@@ -1,0 +1,28 @@
+package main
+
+import (
+	"fmt"
+
+	"weft/isa"
+)
+
+// cmdAsm is `weft asm FILE.s`.
+func cmdAsm(e env, args []string) error {
+	fs := newFlagSet("asm", "weft asm FILE.s",
+		`Assembles FILE.s and prints its disassembly, which assembles back to an
+equal program. Assembler errors are printed as "file:line: message", one a
+line, and the exit status is 1.`)
+	pos, err := fs.parse(e, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef(fs.shortUsage, "asm: want one FILE.s, got %d arguments", len(pos))
+	}
+	prog, err := assembleFile(pos[0])
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(e.stdout, isa.Disassemble(prog))
+	return err
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"weft/configs"
+	"weft/isa"
+	"weft/sim"
+	"weft/workloads"
+)
+
+// demoSeeds is how many seeds the demo runs per workload.
+const demoSeeds = 20
+
+// runDemo runs every workload in the registry for seeds seeds on the
+// default preset (machine.cores raised per program as needed), all batches
+// in parallel, and prints a table of outcomes and means with the host
+// speed.
+func runDemo(e env, seeds int) error {
+	base, err := configs.Load("default")
+	if err != nil {
+		return err
+	}
+	entries := workloads.List()
+	type job struct {
+		cfg  configs.Config
+		prog *isa.Program
+	}
+	jobs := make([]job, len(entries))
+	for i, en := range entries {
+		prog, err := workloads.Program(en.Name)
+		if err != nil {
+			return err
+		}
+		cfg, note := sim.FitCores(base, prog)
+		if note != "" {
+			fmt.Fprintln(e.stderr, note)
+		}
+		jobs[i] = job{cfg: cfg, prog: prog}
+	}
+
+	bar := newProgress(e, false, len(jobs)*seeds, "demo")
+	var mu sync.Mutex
+	finished := 0
+	onDone := func(int) {
+		mu.Lock()
+		finished++
+		bar.done(finished)
+		mu.Unlock()
+	}
+	results := make([][]sim.Result, len(jobs))
+	errs := make([]error, len(jobs))
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = sim.RunBatch(sim.Batch{
+				Config: j.cfg, Program: j.prog, BaseSeed: j.cfg.Sim.Seed, Runs: seeds, OnDone: onDone,
+			})
+		}()
+	}
+	wg.Wait()
+	host := time.Since(start)
+	bar.finish()
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("demo: %s: %w", entries[i].Name, err)
+		}
+	}
+
+	fmt.Fprintf(e.stdout, "weft demo: every workload, %d seeds each (seeds %d..%d), default machine (config %s)\n\n",
+		seeds, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1, base.Hash())
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKLOAD\tCLASS\tCORES\tRUNS\tMEAN CYCLES\tMEAN INSTRS\tOUTCOMES")
+	var instrs uint64
+	var runs int
+	for i, rs := range results {
+		var outs []string
+		for _, g := range groupOutcomes(rs) {
+			outs = append(outs, fmt.Sprintf("%s %d", g.name, g.count))
+		}
+		var cyc, ins float64
+		for _, r := range rs {
+			cyc += float64(r.Cycles)
+			ins += float64(r.Instructions)
+			instrs += r.Instructions
+		}
+		runs += len(rs)
+		n := float64(max(len(rs), 1))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%s\n", entries[i].Name, entries[i].Class,
+			jobs[i].cfg.Machine.Cores, len(rs), cyc/n, ins/n, strings.Join(outs, ", "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	secs := max(host.Seconds(), 1e-9)
+	fmt.Fprintf(e.stdout, "\nhost: %d runs, %d simulated instructions in %.2f s on %d host CPUs: %s simulated instructions/s\n",
+		runs, instrs, secs, runtime.GOMAXPROCS(0), si(float64(instrs)/secs))
+	fmt.Fprint(e.stdout, "\nnext: weft list; weft run -w NAME --runs 100; weft help\n")
+	return nil
+}

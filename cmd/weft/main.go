@@ -1,0 +1,197 @@
+// Command weft is the command line of the weft multicore simulator: it runs
+// workloads on a configured machine, assembles and disassembles programs,
+// writes and prints event traces, lists the workload registry and shows
+// resolved configs (DESIGN.md §7, §8).
+//
+// Usage:
+//
+//	weft                      run the demo batch (every workload, 20 seeds each)
+//	weft run ...              run a kernel or program once or many times
+//	weft asm FILE.s           assemble and print the disassembly
+//	weft trace ... -o FILE    record a run's events to a trace file
+//	weft trace --text FILE    print a trace file's events
+//	weft list [--json]        list the workloads
+//	weft config show ...      print a fully resolved config
+//	weft help [COMMAND]       print usage
+//
+// The exit status is 0 on success whatever the simulated programs did, 1 for
+// bad input or an internal error (with a message on stderr) and 2 for an
+// unknown command or bad flags (with usage on stderr).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// env is what a command sees of the process: its output streams and
+// whether stderr is a terminal (for progress bars).
+type env struct {
+	stdout, stderr io.Writer
+	// tty reports whether stderr is an interactive terminal.
+	tty bool
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	// run parses args (everything after the command name) and runs the
+	// command. Given "-h" it prints its usage on stdout and returns errHelp.
+	run func(e env, args []string) error
+}
+
+// commands returns the subcommands in the order usage lists them.
+func commands() []command {
+	return []command{
+		{"run", "run a kernel or program (one run, or a batch of seeds)", cmdRun},
+		{"asm", "assemble a program and print its disassembly", cmdAsm},
+		{"trace", "record a run's events to a trace file, or print one (--text)", cmdTrace},
+		{"list", "list the workloads in the registry", cmdList},
+		{"config", "show a fully resolved config, or list the presets", cmdConfig},
+		{"help", "print usage of weft or of one command", cmdHelp},
+	}
+}
+
+// lookupCommand returns the named subcommand.
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// run is the whole program: it runs the command in args, writing to stdout
+// and stderr, and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	e := env{stdout: stdout, stderr: stderr, tty: isTerminal(stderr)}
+	if len(args) == 0 {
+		return exitStatus(e, defaultExperiment(e))
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		printUsage(stdout)
+		return 0
+	}
+	c, ok := lookupCommand(args[0])
+	if !ok {
+		if strings.HasPrefix(args[0], "-") {
+			fmt.Fprintf(stderr, "weft: flag %s before a command\n\n", args[0])
+		} else {
+			fmt.Fprintf(stderr, "weft: unknown command %q\n\n", args[0])
+		}
+		printUsage(stderr)
+		return 2
+	}
+	return exitStatus(e, c.run(e, args[1:]))
+}
+
+// defaultExperiment is what weft runs with no arguments. It is the demo
+// batch for now; the full default experiment (DESIGN.md §8) replaces it
+// here.
+func defaultExperiment(e env) error { return runDemo(e, demoSeeds) }
+
+// printUsage writes weft's top-level usage to w.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `weft: a discrete-event simulator of a small shared-memory multicore
+
+usage:
+  weft                  run the demo: every workload, 20 seeds each, on the default machine
+  weft COMMAND [ARGS]   run a command
+
+commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run "weft help COMMAND" or "weft COMMAND -h" for a command's flags.
+Flags may come before or after arguments; -x and --x are the same flag.
+Exit status: 0 on success whatever the simulated programs did, 1 for bad
+input or an internal error, 2 for an unknown command or bad flags.
+`)
+}
+
+// cmdHelp is `weft help [COMMAND]`.
+func cmdHelp(e env, args []string) error {
+	switch {
+	case len(args) == 0:
+		printUsage(e.stdout)
+		return nil
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help":
+		fmt.Fprint(e.stdout, "usage: weft help [COMMAND]\n\nPrints weft's usage, or the usage and flags of COMMAND.\n")
+		return nil
+	case len(args) > 1:
+		return usagef(printUsage, "help takes at most one command, got %q", strings.Join(args, " "))
+	}
+	c, ok := lookupCommand(args[0])
+	if !ok {
+		return usagef(printUsage, "unknown command %q", args[0])
+	}
+	if err := c.run(e, []string{"-h"}); err != nil && !errors.Is(err, errHelp) {
+		return err
+	}
+	return nil
+}
+
+// errHelp is returned by a command that printed its usage because of -h.
+var errHelp = errors.New("help requested")
+
+// usageError is a bad command line: its message and the usage of the
+// command are printed on stderr, and weft exits with status 2.
+type usageError struct {
+	msg   string
+	usage func(io.Writer)
+}
+
+func (u *usageError) Error() string { return u.msg }
+
+// usagef returns a usageError whose usage is printed by usage.
+func usagef(usage func(io.Writer), format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), usage: usage}
+}
+
+// rawError is an error whose message is printed as it is, without the
+// "weft: " prefix: assembler messages already start with "file:line:".
+type rawError struct{ err error }
+
+func (r *rawError) Error() string { return r.err.Error() }
+func (r *rawError) Unwrap() error { return r.err }
+
+// exitStatus prints err, if any, on stderr and returns the exit status.
+func exitStatus(e env, err error) int {
+	var ue *usageError
+	var re *rawError
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "weft: %s\n\n", ue.msg)
+		if ue.usage != nil {
+			ue.usage(e.stderr)
+		}
+		return 2
+	case errors.As(err, &re):
+		fmt.Fprintln(e.stderr, strings.TrimRight(err.Error(), "\n"))
+		return 1
+	}
+	for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+		fmt.Fprintf(e.stderr, "weft: %s\n", line)
+	}
+	return 1
+}
+
+// isTerminal reports whether w is an interactive terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"weft/configs"
+	"weft/isa"
+	"weft/sim"
+)
+
+// cmdRun is `weft run`.
+func cmdRun(e env, args []string) error {
+	fs := newFlagSet("run",
+		"weft run [-c PRESET|FILE] (-w KERNEL | -p FILE.s) [--seed N] [--runs N] [--workers N]\n"+
+			"                [--set KEY=VALUE]... [--json] [--out DIR] [--quiet]",
+		`Runs a workload from the registry (-w) or an assembly program (-p) on the
+machine the config describes. The config is the preset or file given by -c,
+then every --set in order; machine.cores is raised to the program's .cores
+if needed (a note on stderr says so). Run i of a batch uses seed SEED+i.
+
+Without --json it prints a readable summary: one run's outcome, cycles,
+instructions, statistics and per-core cycle breakdown, or for --runs N the
+outcome distribution with the first seed of each failing outcome. With
+--json stdout holds exactly one JSON object per run, one a line, in run
+order, and nothing else; equal runs print equal bytes.
+
+--out DIR also writes DIR/runs.jsonl (the JSON lines), DIR/config.toml (the
+resolved config) and DIR/program.s (the program's disassembly).
+
+The exit status is 0 whatever the programs' outcomes.`)
+	var t targetFlags
+	t.add(fs)
+	runs := fs.Int("runs", 1, "number of runs (`N`), seeds SEED..SEED+N-1")
+	workers := fs.Int("workers", 0, "runs in flight at once (`N`; 0: one per host CPU); results do not depend on it")
+	asJSON := fs.Bool("json", false, "print one JSON object per run, one a line, and nothing else")
+	out := fs.String("out", "", "also write runs.jsonl, config.toml and program.s into `DIR`")
+	quiet := fs.Bool("quiet", false, "no progress bar and no notes on stderr")
+	pos, err := fs.parse(e, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef(fs.shortUsage, "run: unexpected argument %q (programs are given with -w KERNEL or -p FILE.s)", pos[0])
+	}
+	if *runs < 1 {
+		return usagef(fs.shortUsage, "run: --runs must be at least 1, got %d", *runs)
+	}
+	if *workers < 0 {
+		return usagef(fs.shortUsage, "run: --workers must be at least 0, got %d", *workers)
+	}
+	tg, err := t.resolve(fs)
+	if err != nil {
+		return err
+	}
+	if tg.note != "" && !*quiet {
+		fmt.Fprintln(e.stderr, tg.note)
+	}
+
+	bar := newProgress(e, *quiet || *runs == 1, *runs, "running "+tg.prog.Name)
+	start := time.Now()
+	results, err := sim.RunBatch(sim.Batch{
+		Config:   tg.cfg,
+		Program:  tg.prog,
+		BaseSeed: tg.cfg.Sim.Seed,
+		Runs:     *runs,
+		Workers:  *workers,
+		OnDone:   bar.done,
+	})
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	host := time.Since(start)
+
+	lines, err := jsonLines(results)
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := writeOutDir(*out, tg.cfg, tg.prog, lines); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		_, err := e.stdout.Write(lines)
+		return err
+	}
+	if len(results) == 1 {
+		printRun(e.stdout, tg, results[0])
+	} else {
+		printBatch(e.stdout, &t, results)
+	}
+	printHost(e.stdout, results, host)
+	return nil
+}
+
+// jsonLines encodes the results as JSON, one object a line.
+func jsonLines(results []sim.Result) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i := range results {
+		if err := enc.Encode(&results[i]); err != nil {
+			return nil, fmt.Errorf("encode run %d: %w", i, err)
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// writeOutDir writes the run's record into dir: runs.jsonl, config.toml
+// and program.s.
+func writeOutDir(dir string, cfg configs.Config, prog *isa.Program, lines []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{"runs.jsonl", lines},
+		{"config.toml", []byte(configText(cfg, "resolved config of the runs in runs.jsonl"))},
+		{"program.s", []byte(isa.Disassemble(prog))},
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	return nil
+}
+
+// configText is cfg as TOML under a comment line giving its hash, the weft
+// version and what it is.
+func configText(cfg configs.Config, what string) string {
+	return fmt.Sprintf("# config hash %s, weft %s: %s\n%s", cfg.Hash(), version(), what, cfg.TOML())
+}
+
+// version is weft's module version as the Go toolchain recorded it, with
+// the VCS revision when known.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}
+
+// printHost prints the host-speed line of a batch.
+func printHost(w io.Writer, results []sim.Result, host time.Duration) {
+	var instrs, cycles uint64
+	for _, r := range results {
+		instrs += r.Instructions
+		cycles += r.Cycles
+	}
+	secs := host.Seconds()
+	if secs <= 0 {
+		secs = 1e-9
+	}
+	fmt.Fprintf(w, "\nhost: %s, %s simulated instructions/s, %s simulated cycles/s\n",
+		host.Round(time.Microsecond), si(float64(instrs)/secs), si(float64(cycles)/secs))
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"weft/cpu"
+	"weft/sim"
+)
+
+// printRun prints the readable summary of one run.
+func printRun(w io.Writer, tg target, r sim.Result) {
+	st := stats(r)
+	fmt.Fprintf(w, "workload  %s   seed %d   %d cores   config %s\n", r.Workload, r.Seed, r.Cores, r.ConfigHash)
+	fmt.Fprintf(w, "outcome   %s\n", outcomeText(r))
+	fmt.Fprintf(w, "cycles    %d\n", r.Cycles)
+	ipc := fmt.Sprintf("IPC %.3f", runIPC(r))
+	if roi := uint64(st("roi_cycles")); roi != r.Cycles && st("instructions") > 0 {
+		ipc += fmt.Sprintf(" over %d ROI cycles", roi)
+	}
+	fmt.Fprintf(w, "instrs    %d   %s   per thread %s\n", r.Instructions, ipc, joinInts(r.ThreadInstructions))
+	outs := "(none)"
+	if len(r.Outputs) > 0 {
+		outs = joinInts(r.Outputs)
+	}
+	if tg.prog.HasExpect {
+		outs += "   expected " + joinInts(tg.prog.Expect)
+	}
+	fmt.Fprintf(w, "outputs   %s\n", outs)
+	fmt.Fprintf(w, "memory    %d loads, %d stores, %d RMWs; L1 miss rate %s (%d read, %d write, %d upgrade misses; %d coherence)\n",
+		int64(st("loads")), int64(st("stores")), int64(st("rmws")), pct(st("l1_miss_rate")),
+		int64(st("l1_read_misses")), int64(st("l1_write_misses")), int64(st("l1_upgrade_misses")), int64(st("l1_coherence_misses")))
+	fmt.Fprintf(w, "          fills %d cache-to-cache, %d memory; %d invalidations, %d writebacks, %d evictions\n",
+		int64(st("fills_c2c")), int64(st("fills_memory")), int64(st("invalidations")), int64(st("writebacks")), int64(st("evictions")))
+	fmt.Fprintf(w, "bus       utilisation %s; %d BusRd, %d BusRdX, %d BusUpgr; %d busy cycles, %d queueing cycles\n",
+		pct(st("bus_utilization")), int64(st("bus_busrd")), int64(st("bus_busrdx")), int64(st("bus_busupgr")),
+		int64(st("bus_busy_cycles")), int64(st("bus_queue_cycles")))
+	fmt.Fprintf(w, "sync      %d lock acquires (%d spins), %d barriers, %d condition waits, %d signals, %d spawns\n",
+		int64(st("lock_acquires")), int64(st("lock_spins")), int64(st("barriers")), int64(st("cond_waits")),
+		int64(st("signals")), int64(st("spawns")))
+	printBreakdown(w, r.Breakdown)
+}
+
+// printBreakdown prints the per-core cycle breakdown, with a last row
+// giving each bucket's share of all cores' cycles.
+func printBreakdown(w io.Writer, b []sim.CoreTime) {
+	if len(b) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nper-core cycles")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "core\tbusy\tmem_stall\tlock_wait\tbarrier_wait\tcond_wait\tjoin_wait\tidle\t")
+	var sum [7]uint64
+	for i, c := range b {
+		row := [7]uint64{c.Busy, c.MemStall, c.LockWait, c.BarrierWait, c.CondWait, c.JoinWait, c.Idle}
+		fmt.Fprintf(tw, "%d\t", i)
+		for j, v := range row {
+			sum[j] += v
+			fmt.Fprintf(tw, "%d\t", v)
+		}
+		fmt.Fprintln(tw)
+	}
+	var total uint64
+	for _, v := range sum {
+		total += v
+	}
+	fmt.Fprint(tw, "share\t")
+	for _, v := range sum {
+		fmt.Fprintf(tw, "%s\t", pct(ratio(float64(v), float64(total))))
+	}
+	fmt.Fprintln(tw)
+	tw.Flush()
+}
+
+// printBatch prints the readable summary of a batch: the outcome
+// distribution, with the first seed of each outcome other than pass and a
+// command that reproduces it, then cycle and instruction statistics.
+func printBatch(w io.Writer, t *targetFlags, rs []sim.Result) {
+	first, last := rs[0].Seed, rs[len(rs)-1].Seed
+	fmt.Fprintf(w, "workload  %s   %d runs (seeds %d..%d)   %d cores   config %s\n",
+		rs[0].Workload, len(rs), first, last, rs[0].Cores, rs[0].ConfigHash)
+	fmt.Fprintln(w, "\noutcomes")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, g := range groupOutcomes(rs) {
+		fmt.Fprintf(tw, "  %s\t%d\t%s", g.name, g.count, pct(ratio(float64(g.count), float64(len(rs)))))
+		if g.name != "pass" {
+			r := rs[g.first]
+			fmt.Fprintf(tw, "\tfirst at seed %d: %s", r.Seed, outcomeText(r))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	for _, g := range groupOutcomes(rs) {
+		if g.name != "pass" {
+			fmt.Fprintf(w, "  reproduce %s: weft run %s --seed %d\n", g.name, t.source(), rs[g.first].Seed)
+		}
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tmean\tmin\tmax\t")
+	row := func(name string, f func(r sim.Result) float64, format func(float64) string) {
+		mean, lo, hi := summarize(rs, f)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, format(mean), format(lo), format(hi))
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+	whole := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	row("cycles", func(r sim.Result) float64 { return float64(r.Cycles) }, num)
+	row("instructions", func(r sim.Result) float64 { return float64(r.Instructions) }, num)
+	row("IPC", runIPC, func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) })
+	row("L1 miss rate", func(r sim.Result) float64 { return stats(r)("l1_miss_rate") }, pct)
+	row("bus utilisation", func(r sim.Result) float64 { return stats(r)("bus_utilization") }, pct)
+	row("L1 misses", func(r sim.Result) float64 {
+		st := stats(r)
+		return st("l1_read_misses") + st("l1_write_misses") + st("l1_upgrade_misses")
+	}, whole)
+	tw.Flush()
+}
+
+// outcomeGroup is one outcome of a batch: how many runs had it and the
+// index of the first.
+type outcomeGroup struct {
+	name  string
+	count int
+	first int
+}
+
+// groupOutcomes counts the outcomes of rs, in the order of cpu's outcome
+// kinds (pass first, then by rising severity); unknown names come last.
+func groupOutcomes(rs []sim.Result) []outcomeGroup {
+	var gs []outcomeGroup
+	index := map[string]int{}
+	for i, r := range rs {
+		j, ok := index[r.Outcome]
+		if !ok {
+			j = len(gs)
+			index[r.Outcome] = j
+			gs = append(gs, outcomeGroup{name: r.Outcome, first: i})
+		}
+		gs[j].count++
+	}
+	rank := func(name string) int {
+		k, err := cpu.ParseOutcome(name)
+		if err != nil {
+			return math.MaxInt
+		}
+		return int(k)
+	}
+	sort.SliceStable(gs, func(i, j int) bool { return rank(gs[i].name) < rank(gs[j].name) })
+	return gs
+}
+
+// outcomeText describes a run's outcome: its kind, then the PC, thread and
+// message where they are known.
+func outcomeText(r sim.Result) string {
+	if r.Outcome == "pass" {
+		return r.Outcome
+	}
+	var parts []string
+	if r.OutcomePC >= 0 {
+		parts = append(parts, fmt.Sprintf("pc %d", r.OutcomePC))
+	}
+	if r.OutcomeThread >= 0 {
+		parts = append(parts, fmt.Sprintf("thread %d", r.OutcomeThread))
+	}
+	s := r.Outcome
+	if len(parts) > 0 {
+		s += " at " + strings.Join(parts, ", ")
+	}
+	if r.OutcomeMsg != "" {
+		s += ": " + r.OutcomeMsg
+	}
+	return s
+}
+
+// runIPC is the run's IPC: the "ipc" statistic (over the region of
+// interest) when the run counted its instructions there, else instructions
+// per cycle over the whole run. (cpu syncs its "instructions" counter only
+// at roi markers, so a program without them reports 0 instructions and 0
+// IPC in its statistics.)
+func runIPC(r sim.Result) float64 {
+	st := stats(r)
+	if st("instructions") > 0 {
+		return st("ipc")
+	}
+	return ratio(float64(r.Instructions), float64(r.Cycles))
+}
+
+// stats returns a getter for r's named statistics (0 when absent).
+func stats(r sim.Result) func(name string) float64 {
+	return func(name string) float64 {
+		v, _ := r.Stats.Get(name)
+		return v
+	}
+}
+
+// summarize returns the mean, minimum and maximum of f over rs.
+func summarize(rs []sim.Result, f func(sim.Result) float64) (mean, lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, r := range rs {
+		v := f(r)
+		mean += v
+		lo = min(lo, v)
+		hi = max(hi, v)
+	}
+	return mean / float64(len(rs)), lo, hi
+}
+
+// ratio is a/b, or 0 when b is 0.
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// pct formats a fraction as a percentage.
+func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
+
+// si formats v with a metric prefix (k, M, G).
+func si(v float64) string {
+	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%.2f G", v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%.2f M", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.2f k", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// joinInts formats integers separated by spaces.
+func joinInts[T int64 | uint64](vs []T) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = fmt.Sprint(v)
+	}
+	return strings.Join(s, " ")
+}

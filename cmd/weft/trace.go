@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"weft/configs"
+	"weft/core"
+	"weft/isa"
+	"weft/sim"
+)
+
+// cmdTrace is `weft trace ... -o FILE` and `weft trace --text FILE`.
+func cmdTrace(e env, args []string) error {
+	fs := newFlagSet("trace",
+		"weft trace [-c PRESET|FILE] (-w KERNEL | -p FILE.s) [--seed N] [--set KEY=VALUE]... -o FILE\n"+
+			"       weft trace --text FILE [--kind KIND,...] [--thread N] [--addr ADDR] [--header]",
+		`The first form runs the program once with every event kind recorded and
+writes the trace to FILE. The trace's header holds the program (as
+disassembly), the resolved config and the seed. The file appears only when
+the run and the write succeed.
+
+The second form prints a trace's events one a line: cycle, kind, core,
+thread, PC, address (hex), value, then the kind's flags, extra words (w=)
+and list (list=). A "-" is an absent core, thread, PC or address. Filters
+combine: --kind keeps the named kinds, --thread one thread, --addr the
+events on that address or on the cache line holding it. A corrupt or
+truncated file is an error (exit status 1) after the events before it.`)
+	var t targetFlags
+	t.add(fs)
+	var out string
+	fs.StringVar(&out, "o", "", "write the trace to `FILE`")
+	fs.StringVar(&out, "output", "", "write the trace to `FILE`")
+	text := fs.Bool("text", false, "print the events of the trace FILE given as argument")
+	var kinds kindFlag
+	fs.Var(&kinds, "kind", "with --text: keep only these event kinds (`KIND,...`, e.g. Read,Write; repeatable)")
+	var thread optInt
+	fs.Var(&thread, "thread", "with --text: keep only events of thread `N`")
+	var addr optUint
+	fs.Var(&addr, "addr", "with --text: keep only events on address `ADDR` (e.g. 0x10040) or its cache line")
+	header := fs.Bool("header", false, "with --text: also print the header's program and config as comments")
+	quiet := fs.Bool("quiet", false, "no notes on stderr")
+	pos, err := fs.parse(e, args)
+	if err != nil {
+		return err
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+
+	if *text {
+		for _, name := range []string{"c", "config", "w", "workload", "p", "program", "seed", "set", "o", "output"} {
+			if given[name] {
+				return usagef(fs.shortUsage, "trace: --%s does not go with --text", name)
+			}
+		}
+		if len(pos) != 1 {
+			return usagef(fs.shortUsage, "trace --text: want one trace FILE, got %d arguments", len(pos))
+		}
+		f := traceFilter{kinds: kinds.mask, thread: thread, addr: addr}
+		return printTrace(e.stdout, pos[0], f, *header)
+	}
+	for _, name := range []string{"kind", "thread", "addr", "header"} {
+		if given[name] {
+			return usagef(fs.shortUsage, "trace: --%s goes only with --text", name)
+		}
+	}
+	if len(pos) > 0 {
+		return usagef(fs.shortUsage, "trace: unexpected argument %q (did you mean --text %s?)", pos[0], pos[0])
+	}
+	if out == "" {
+		return usagef(fs.shortUsage, "trace: give the output file with -o FILE")
+	}
+	tg, err := t.resolve(fs)
+	if err != nil {
+		return err
+	}
+	if tg.note != "" && !*quiet {
+		fmt.Fprintln(e.stderr, tg.note)
+	}
+	n, r, err := writeTrace(tg, out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %d events to %s: %s seed %d, %s, %d cycles, %d instructions\n",
+		n, out, r.Workload, r.Seed, outcomeText(r), r.Cycles, r.Instructions)
+	return nil
+}
+
+// writeTrace runs tg once with a trace writer attached for every kind and
+// writes the trace to path. It writes to a temporary file in the same
+// directory and renames it on success, so a failed run leaves no partial
+// trace. It returns the number of events written and the run's result.
+func writeTrace(tg target, path string) (n uint64, r sim.Result, err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary name means nothing to the user
+		}
+		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	tw, err := core.NewTraceWriter(tmp, core.TraceHeader{
+		Version:     core.TraceVersion,
+		Program:     isa.Disassemble(tg.prog),
+		ProgramName: tg.prog.Name,
+		Config:      tg.cfg.TOML(),
+		Seed:        tg.cfg.Sim.Seed,
+	})
+	if err != nil {
+		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
+	}
+	count := core.ObserverFunc(func(ev *core.Event) {
+		n++
+		tw.Observe(ev)
+	})
+	r, err = sim.Run(tg.cfg, tg.prog, tg.cfg.Sim.Seed, sim.WithObserver(core.AllKinds, count))
+	if err != nil {
+		return 0, sim.Result{}, err
+	}
+	if err := tw.Close(); err != nil {
+		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
+	}
+	return n, r, nil
+}
+
+// traceFilter selects the events `weft trace --text` prints.
+type traceFilter struct {
+	kinds  core.KindMask // 0: every kind
+	thread optInt
+	addr   optUint
+	// lineMask clears the offset within a cache line (from the trace's
+	// config), for matching line-granular events against addr.
+	lineMask uint64
+}
+
+// lineKinds are the events whose address is a cache line's.
+const lineKinds = core.KindMask(1)<<core.KindBusRd | 1<<core.KindBusRdX | 1<<core.KindBusUpgr |
+	1<<core.KindWriteback | 1<<core.KindSnoop | 1<<core.KindFill | 1<<core.KindEvict | 1<<core.KindMetaPiggyback
+
+// match reports whether ev passes the filter.
+func (f *traceFilter) match(ev *core.Event) bool {
+	if f.kinds != 0 && !f.kinds.Has(ev.Kind) {
+		return false
+	}
+	if f.thread.set && int64(ev.Thread) != f.thread.v {
+		return false
+	}
+	if f.addr.set && ev.Addr != f.addr.v && !(lineKinds.Has(ev.Kind) && ev.Addr == f.addr.v&f.lineMask) {
+		return false
+	}
+	return true
+}
+
+// printTrace prints the events of the trace file path that pass f, one a
+// line, between comment lines describing the trace.
+func printTrace(w io.Writer, path string, f traceFilter, header bool) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read trace: %w", err)
+	}
+	defer file.Close()
+	traceErr := func(err error) error {
+		return fmt.Errorf("trace %s: %s", path, strings.TrimPrefix(err.Error(), "trace: "))
+	}
+	tr, err := core.NewTraceReader(file)
+	if err != nil {
+		return traceErr(err)
+	}
+	h := tr.Header()
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+
+	f.lineMask = ^uint64(63)
+	desc := fmt.Sprintf("# weft trace v%d: program %s, seed %d", h.Version, h.ProgramName, h.Seed)
+	if cfg, err := configs.Parse(path+" (header config)", []byte(h.Config)); err == nil {
+		f.lineMask = ^uint64(cfg.Cache.L1.LineBytes - 1)
+		desc += fmt.Sprintf(", %d cores, config %s", cfg.Machine.Cores, cfg.Hash())
+	} else {
+		desc += " (its config does not parse: " + err.Error() + ")"
+	}
+	fmt.Fprintln(bw, desc)
+	if header {
+		fmt.Fprint(bw, commentLines("program", h.Program))
+		fmt.Fprint(bw, commentLines("config", h.Config))
+	}
+	fmt.Fprintf(bw, "# %10s  %-13s %4s %6s %5s  %-12s %8s %s\n", "cycle", "kind", "core", "thread", "pc", "addr", "value", "extra")
+
+	var ev core.Event
+	var total, shown uint64
+	for {
+		err := tr.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			fmt.Fprintf(bw, "# stopped after %d events (%d shown): the file is damaged\n", total, shown)
+			return traceErr(err)
+		}
+		total++
+		if !f.match(&ev) {
+			continue
+		}
+		shown++
+		bw.Write(appendEvent(nil, &ev))
+	}
+	fmt.Fprintf(bw, "# %d of %d events shown\n", shown, total)
+	return bw.Flush()
+}
+
+// commentLines prints text under a "# name:" line, each line commented.
+func commentLines(name, text string) string {
+	var b strings.Builder
+	b.WriteString("# " + name + ":\n")
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		b.WriteString("#   " + line + "\n")
+	}
+	return b.String()
+}
+
+// appendEvent appends ev as one readable line.
+func appendEvent(b []byte, ev *core.Event) []byte {
+	dash := func(v int32) string {
+		if v < 0 {
+			return "-"
+		}
+		return strconv.Itoa(int(v))
+	}
+	addr := "-"
+	if ev.Addr != 0 {
+		addr = fmt.Sprintf("0x%08x", ev.Addr)
+	}
+	b = fmt.Appendf(b, "  %10d  %-13s %4s %6s %5s  %-12s %8d", ev.Cycle, ev.Kind, dash(ev.Core), dash(ev.Thread), dash(ev.PC), addr, ev.Value)
+	if ev.Flags != 0 {
+		var names []string
+		for _, fl := range [...]struct {
+			bit  uint8
+			name string
+		}{{core.FlagSync, "sync"}, {core.FlagHit, "hit"}, {core.FlagC2C, "c2c"}} {
+			if ev.Flags&fl.bit != 0 {
+				names = append(names, fl.name)
+			}
+		}
+		if rest := ev.Flags &^ (core.FlagSync | core.FlagHit | core.FlagC2C); rest != 0 {
+			names = append(names, fmt.Sprintf("0x%02x", rest))
+		}
+		b = fmt.Appendf(b, " flags=%s", strings.Join(names, ","))
+	}
+	last := -1
+	for i, v := range ev.Words {
+		if v != 0 {
+			last = i
+		}
+	}
+	if last >= 0 {
+		b = append(b, " w="...)
+		for i := 0; i <= last; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendUint(b, ev.Words[i], 10)
+		}
+	}
+	if len(ev.List) > 0 {
+		b = append(b, " list=["...)
+		for i, v := range ev.List {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = strconv.AppendUint(b, v, 10)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, '\n')
+	return b
+}

@@ -24,18 +24,19 @@ type stressCore struct {
 }
 
 type stressHarness struct {
-	report   func(msg string)
-	eng      *core.Engine
-	sys      *System
-	cores    []*stressCore
-	rng      core.RNG
-	addrs    []uint64
-	golden   map[uint64]int64
-	writer   map[uint64]uint64 // line → last writer core + 1
-	policy   MetaPolicy
-	txns     int
-	ops      int
-	failures int
+	report     func(msg string)
+	eng        *core.Engine
+	sys        *System
+	cores      []*stressCore
+	rng        core.RNG
+	addrs      []uint64
+	golden     map[uint64]int64
+	writer     map[uint64]uint64 // line → last writer core + 1
+	policy     MetaPolicy
+	piggybacks [4]int
+	txns       int
+	ops        int
+	failures   int
 }
 
 const stressBase = 0x10000
@@ -192,6 +193,7 @@ func runStress(t *testing.T, cores, opsPerCore int, policy MetaPolicy, seed uint
 		}
 	}})
 	stream.Attach(MaskOf3(), core.ObserverFunc(h.check))
+	stream.Attach(core.MaskOf(core.KindMetaPiggyback), core.ObserverFunc(func(e *core.Event) { h.piggybacks[e.Words[2]]++ }))
 	for i := 0; i < cores; i++ {
 		c := &stressCore{id: i, h: h, left: opsPerCore}
 		c.target = eng.Register(c)
@@ -226,6 +228,12 @@ func TestStressMESI(t *testing.T) {
 				if st[s] == 0 {
 					t.Errorf("stress test never exercised %s", s)
 				}
+			}
+			if h.piggybacks[MetaViaReadReply] == 0 || h.piggybacks[MetaViaInvalAck] == 0 {
+				t.Errorf("metadata never rode a read reply or an invalidation ack: %v", h.piggybacks)
+			}
+			if policy != MetaLost && h.piggybacks[MetaViaMemory] == 0 {
+				t.Errorf("%s policy never brought metadata back from memory: %v", policy, h.piggybacks)
 			}
 			if h.txns < 10000 {
 				t.Errorf("only %d bus transactions checked", h.txns)

@@ -752,8 +752,13 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 		} else if tr.Actions&(ActSupply|ActInvalAck) != 0 {
 			copy(reqMeta, resp)
 		}
-		if tr.Actions&(ActSupply|ActInvalAck) != 0 && s.metaBytes > 0 {
+		if tr.Actions&(ActSupply|ActInvalAck) != 0 && s.spec.MetaWords > 0 {
 			st.stats[StatMetaBytes] += uint64(s.metaBytes)
+			via := MetaViaReadReply
+			if tr.Actions&ActSupply == 0 {
+				via = MetaViaInvalAck
+			}
+			s.piggyback(now, c, o, line, via)
 		}
 		if before == Shared && sharerMeta < 0 {
 			sharerMeta = of
@@ -799,8 +804,10 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 					if s.hooks.OnSnoop == nil {
 						copy(reqMeta, s.Meta(sharerMeta))
 					}
+					s.piggyback(now, c, sharerMeta/(s.sets*s.spec.Assoc), line, MetaViaSharer)
 				case s.spec.MetaEvict != MetaLost && len(s.responders) == 0:
 					copy(reqMeta, s.memMetaOf(line))
+					s.piggyback(now, c, -1, line, MetaViaMemory)
 				}
 			}
 		}
@@ -859,6 +866,25 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 		s.events.Emit(&s.ev)
 	}
 	return f
+}
+
+// How a metadata record reached a requester (Words[2] of MetaPiggyback).
+const (
+	MetaViaReadReply = iota
+	MetaViaInvalAck
+	MetaViaSharer
+	MetaViaMemory
+)
+
+// piggyback emits a MetaPiggyback event: line's record moved from core
+// from (-1: memory) to core to. Words: [from, payload bytes, via].
+func (s *System) piggyback(now core.Cycle, to, from int, line uint64, via int) {
+	if !s.events.Watching(core.KindMetaPiggyback) {
+		return
+	}
+	s.ev = core.Event{Kind: core.KindMetaPiggyback, Cycle: now, Core: int32(to), Thread: -1, PC: core.NoPC, Addr: line << s.lineShift}
+	s.ev.Words = [4]uint64{uint64(int64(from)), uint64(s.metaBytes), uint64(via), 0}
+	s.events.Emit(&s.ev)
 }
 
 func b2u(b bool) uint64 {

@@ -405,3 +405,27 @@ func TestResultJSONRoundTrip(t *testing.T) {
 		t.Error("truncated stats decoded without error")
 	}
 }
+
+// TestEventOrderIsGlobal checks that the event stream is one total order in
+// time: no event carries an earlier cycle than the one before it.
+func TestEventOrderIsGlobal(t *testing.T) {
+	for _, e := range workloads.List() {
+		p := kernel(t, e.Name)
+		cfg, _ := sim.FitCores(configs.Default(), p)
+		for seed := uint64(1); seed <= 5; seed++ {
+			var last core.Cycle
+			var prev core.Kind
+			bad := 0
+			_, err := sim.Run(cfg, p, seed, sim.WithObserver(core.AllKinds, core.ObserverFunc(func(ev *core.Event) {
+				if ev.Cycle < last && bad == 0 {
+					bad++
+					t.Errorf("%s seed %d: %s at cycle %d after %s at cycle %d", e.Name, seed, ev.Kind, ev.Cycle, prev, last)
+				}
+				last, prev = ev.Cycle, ev.Kind
+			})))
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

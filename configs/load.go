@@ -162,16 +162,7 @@ func parseDoc(file, text string) (*document, error) {
 		}
 		return nil, &Error{File: file, Msg: "invalid TOML: " + err.Error(), Err: err}
 	}
-	d := &document{file: file, md: md, top: top, order: map[string]int{}}
-	for i, k := range md.Keys() {
-		for j := 1; j <= len(k); j++ {
-			p := k[:j].String()
-			if _, seen := d.order[p]; !seen {
-				d.order[p] = i
-			}
-		}
-	}
-	return d, nil
+	return &document{file: file, md: md, top: top}, nil
 }
 
 // syntaxLine is the line of a syntax error: the line holding the offending
@@ -189,6 +180,18 @@ func syntaxLine(text string, pos toml.Position) int {
 func (d *document) apply(dst any) error {
 	v := reflect.ValueOf(dst).Elem()
 	d.root = v.Type()
+	// The walk stops at the first key deeper than the schema, so only
+	// prefixes that short need an order (and a long key costs linear time).
+	maxDepth := depth(d.root) + 1
+	d.order = map[string]int{}
+	for i, k := range d.md.Keys() {
+		for j := 1; j <= min(len(k), maxDepth); j++ {
+			p := k[:j].String()
+			if _, seen := d.order[p]; !seen {
+				d.order[p] = i
+			}
+		}
+	}
 	if err := d.table(nil, d.top, v); err != nil {
 		return err
 	}

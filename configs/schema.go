@@ -84,6 +84,15 @@ func keysOf(t reflect.Type) []string {
 	return keys
 }
 
+// depth is the number of parts of the longest dotted key of table type t.
+func depth(t reflect.Type) int {
+	d := 0
+	for _, k := range keysOf(t) {
+		d = max(d, strings.Count(k, ".")+1)
+	}
+	return d
+}
+
 // tablesOf lists the dotted table keys of table type t.
 func tablesOf(t reflect.Type) []string {
 	var tables []string

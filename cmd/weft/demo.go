@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -10,6 +12,7 @@ import (
 
 	"weft/configs"
 	"weft/isa"
+	"weft/results"
 	"weft/sim"
 	"weft/workloads"
 )
@@ -21,7 +24,7 @@ const demoSeeds = 20
 // default preset (machine.cores raised per program as needed), all batches
 // in parallel, and prints a table of outcomes and means with the host
 // speed.
-func runDemo(e env, seeds int) error {
+func runDemo(e env, seeds int, outDir string) error {
 	base, err := configs.Load("default")
 	if err != nil {
 		return err
@@ -103,6 +106,89 @@ func runDemo(e env, seeds int) error {
 	secs := max(host.Seconds(), 1e-9)
 	fmt.Fprintf(e.stdout, "\nhost: %d runs, %d simulated instructions in %.2f s on %d host CPUs: %s simulated instructions/s\n",
 		runs, instrs, secs, runtime.GOMAXPROCS(0), si(float64(instrs)/secs))
+	if outDir != "" {
+		report, err := writeDemoReport(outDir, entries, base, results, seeds)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "\nreport: %s\n", report)
+	}
 	fmt.Fprint(e.stdout, "\nnext: weft list; weft run -w NAME --runs 100; weft help\n")
 	return nil
+}
+
+// writeDemoReport writes outDir/report.md with the outcome and cycle
+// breakdown plots, and returns the report's path.
+func writeDemoReport(outDir string, entries []workloads.Entry, base configs.Config, runs [][]sim.Result, seeds int) (string, error) {
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return "", fmt.Errorf("report: %w", err)
+	}
+	names := make([]string, len(entries))
+	for i, en := range entries {
+		names[i] = en.Name
+	}
+	outcomes := []string{"pass", "wrong_output", "hang", "error", "assert", "crash"}
+	share := make([]results.Series, len(outcomes))
+	for k, o := range outcomes {
+		share[k] = results.Series{Name: o, Values: make([]float64, len(entries))}
+		for i, rs := range runs {
+			for _, r := range rs {
+				if r.Outcome == o {
+					share[k].Values[i] += 1 / float64(len(rs))
+				}
+			}
+		}
+	}
+	buckets := []string{"busy", "mem_stall", "lock_wait", "barrier_wait", "cond_wait", "join_wait", "idle"}
+	breakdown := make([]results.Series, len(buckets))
+	for k, b := range buckets {
+		breakdown[k] = results.Series{Name: b, Values: make([]float64, len(entries))}
+	}
+	for i, rs := range runs {
+		var total float64
+		for _, r := range rs {
+			for _, c := range r.Breakdown {
+				for k, v := range []uint64{c.Busy, c.MemStall, c.LockWait, c.BarrierWait, c.CondWait, c.JoinWait, c.Idle} {
+					breakdown[k].Values[i] += float64(v)
+					total += float64(v)
+				}
+			}
+		}
+		for k := range breakdown {
+			if total > 0 {
+				breakdown[k].Values[i] /= total
+			}
+		}
+	}
+	if err := results.StackedBar("Outcomes over seeds", "share of runs", names, share, filepath.Join(outDir, "outcomes")); err != nil {
+		return "", err
+	}
+	if err := results.StackedBar("Cycle breakdown (all cores)", "share of core cycles", names, breakdown, filepath.Join(outDir, "breakdown")); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# weft demo\n\nEvery workload over seeds %d..%d on the `default` machine (config hash `%s`), from `weft` with no arguments.\n\n",
+		base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1, base.Hash())
+	b.WriteString("| workload | class | runs | mean cycles | mean instructions | outcomes |\n|---|---|---|---|---|---|\n")
+	for i, rs := range runs {
+		var cyc, ins float64
+		for _, r := range rs {
+			cyc += float64(r.Cycles)
+			ins += float64(r.Instructions)
+		}
+		n := float64(max(len(rs), 1))
+		var outs []string
+		for _, g := range groupOutcomes(rs) {
+			outs = append(outs, fmt.Sprintf("%s %d", g.name, g.count))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %.1f | %.1f | %s |\n", names[i], entries[i].Class, len(rs), cyc/n, ins/n, strings.Join(outs, ", "))
+	}
+	b.WriteString("\n![outcomes](outcomes.png)\n\n![cycle breakdown](breakdown.png)\n\nThe resolved config:\n\n```toml\n")
+	b.WriteString(base.TOML())
+	b.WriteString("```\n")
+	path := filepath.Join(outDir, "report.md")
+	if err := results.WriteFileAtomic(path, []byte(b.String())); err != nil {
+		return "", fmt.Errorf("report: %w", err)
+	}
+	return path, nil
 }

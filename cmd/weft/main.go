@@ -98,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // defaultExperiment is what weft runs with no arguments. It is the demo
 // batch for now; the full default experiment (DESIGN.md §8) replaces it
 // here.
-func defaultExperiment(e env) error { return runDemo(e, demoSeeds) }
+func defaultExperiment(e env) error { return runDemo(e, demoSeeds, "weft-out") }
 
 // printUsage writes weft's top-level usage to w.
 func printUsage(w io.Writer) {

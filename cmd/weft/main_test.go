@@ -540,8 +540,23 @@ func TestConfigShow(t *testing.T) {
 
 func TestDemo(t *testing.T) {
 	var out, errb bytes.Buffer
-	if err := runDemo(env{stdout: &out, stderr: &errb}, 2); err != nil {
+	dir := t.TempDir()
+	if err := runDemo(env{stdout: &out, stderr: &errb}, 2, dir); err != nil {
 		t.Fatal(err)
+	}
+	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| mysql-binlog | atomicity | 2 |", "![outcomes](outcomes.png)", "![cycle breakdown](breakdown.png)", "[cache.l1]"} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	for _, f := range []string{"outcomes.png", "outcomes.svg", "breakdown.png", "breakdown.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() < 1000 {
+			t.Errorf("plot %s missing or tiny: %v", f, err)
+		}
 	}
 	for _, w := range workloads.List() {
 		prog, err := workloads.Program(w.Name)

@@ -12,6 +12,7 @@ import (
 
 	"weft/configs"
 	"weft/isa"
+	"weft/results"
 	"weft/sim"
 )
 
@@ -129,7 +130,7 @@ func writeOutDir(dir string, cfg configs.Config, prog *isa.Program, lines []byte
 		{"program.s", []byte(isa.Disassemble(prog))},
 	}
 	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+		if err := results.WriteFileAtomic(filepath.Join(dir, f.name), f.data); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}

@@ -6,15 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"weft/configs"
 	"weft/core"
 	"weft/isa"
+	"weft/results"
 	"weft/sim"
 )
 
@@ -99,18 +98,13 @@ truncated file is an error (exit status 1) after the events before it.`)
 // directory and renames it on success, so a failed run leaves no partial
 // trace. It returns the number of events written and the run's result.
 func writeTrace(tg target, path string) (n uint64, r sim.Result, err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := results.CreateAtomic(path)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the temporary name means nothing to the user
-		}
-		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
+		return 0, sim.Result{}, fmt.Errorf("write trace: %w", err)
 	}
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			tmp.Abort()
 		}
 	}()
 	tw, err := core.NewTraceWriter(tmp, core.TraceHeader{
@@ -134,17 +128,8 @@ func writeTrace(tg target, path string) (n uint64, r sim.Result, err error) {
 	if err := tw.Close(); err != nil {
 		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
+	if err := tmp.Commit(); err != nil {
+		return 0, sim.Result{}, fmt.Errorf("write trace: %w", err)
 	}
 	return n, r, nil
 }

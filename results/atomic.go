@@ -1,0 +1,69 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// AtomicFile is a file that appears at its path only when committed, so a
+// failed or interrupted write never leaves a partial result behind.
+type AtomicFile struct {
+	*os.File
+	path string
+}
+
+// CreateAtomic starts writing path through a temporary file beside it.
+func CreateAtomic(path string) (*AtomicFile, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary name means nothing to the user
+		}
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	return &AtomicFile{File: tmp, path: path}, nil
+}
+
+// Commit flushes the file and moves it to its path.
+func (f *AtomicFile) Commit() error {
+	if err := f.Sync(); err != nil {
+		f.Abort()
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
+	if err := os.Rename(f.Name(), f.path); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// Abort discards the file; its path is left as it was.
+func (f *AtomicFile) Abort() {
+	f.Close()
+	os.Remove(f.Name())
+}
+
+// WriteFileAtomic writes data to path whole or not at all.
+func WriteFileAtomic(path string, data []byte) error {
+	f, err := CreateAtomic(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Commit()
+}

@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -55,15 +56,23 @@ func (f *AtomicFile) Abort() {
 	os.Remove(f.Name())
 }
 
-// WriteFileAtomic writes data to path whole or not at all.
-func WriteFileAtomic(path string, data []byte) error {
+// WriteAtomic writes path whole or not at all with write.
+func WriteAtomic(path string, write func(w io.Writer) error) error {
 	f, err := CreateAtomic(path)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		f.Abort()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Commit()
+}
+
+// WriteFileAtomic writes data to path whole or not at all.
+func WriteFileAtomic(path string, data []byte) error {
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }

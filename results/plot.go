@@ -4,6 +4,7 @@ package results
 
 import (
 	"fmt"
+	"io"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -77,13 +78,8 @@ func save(p *plot.Plot, w, h vg.Length, path, format string) error {
 	if err != nil {
 		return err
 	}
-	f, err := CreateAtomic(path)
-	if err != nil {
+	return WriteAtomic(path, func(out io.Writer) error {
+		_, err := wt.WriteTo(out)
 		return err
-	}
-	if _, err := wt.WriteTo(f); err != nil {
-		f.Abort()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Commit()
+	})
 }

@@ -625,6 +625,17 @@ func (a *assembler) directive(name string, args []token) {
 	switch name {
 	case ".kernel", ".desc", ".source", ".class", ".cores", ".expect":
 		a.metaDirective(name, args)
+	case ".force":
+		if len(args) != 1 || args[0].kind != tStr {
+			a.errorf("bad .force argument %q: want a string such as \"seed=14\"", joinText(args))
+			return
+		}
+		f, err := ParseForcing(args[0].text)
+		if err != nil {
+			a.errorf("bad .force: %v", err)
+			return
+		}
+		a.b.forces = append(a.b.forces, f)
 	case ".data", ".text":
 		if len(args) != 0 {
 			a.errorf("bad %s argument %q: it takes none", name, joinText(args))

@@ -346,6 +346,7 @@ type Builder struct {
 	class     string
 	source    string
 	minCores  int
+	forces    []Forcing
 	expect    []int64
 	hasExpect bool
 	instrs    []pending
@@ -406,6 +407,18 @@ func (b *Builder) Cores(n int) *Builder {
 		b.errs.add(b.line, "cores", "bad .cores %d: want at least 1", n)
 	}
 	b.minCores = n
+	return b
+}
+
+// Force adds a .force directive: a seed and/or config assignments under
+// which the bug shows (see ParseForcing).
+func (b *Builder) Force(spec string) *Builder {
+	f, err := ParseForcing(spec)
+	if err != nil {
+		b.errs.add(b.line, "force", "bad .force: %v", err)
+		return b
+	}
+	b.forces = append(b.forces, f)
 	return b
 }
 
@@ -933,6 +946,7 @@ func (b *Builder) Program() (*Program, error) {
 		Class:     b.class,
 		Source:    b.source,
 		MinCores:  b.minCores,
+		Force:     b.forces,
 		HasExpect: b.hasExpect,
 	}
 	if len(b.expect) > 0 {

@@ -83,6 +83,9 @@ func (d *disasm) header() {
 	if p.MinCores != 0 {
 		d.printf(".cores   %d\n", p.MinCores)
 	}
+	for _, f := range p.Force {
+		d.printf(".force   %s\n", quote(f.String()))
+	}
 	if p.HasExpect {
 		d.w.WriteString(".expect")
 		for _, v := range p.Expect {

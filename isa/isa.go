@@ -6,6 +6,12 @@
 // isa is a leaf: it imports nothing else from weft.
 package isa
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
 // Memory layout constants (DESIGN.md §4).
 const (
 	// DataBase is the address of the first data word.
@@ -198,6 +204,55 @@ type CodePoint struct {
 	Func int32
 }
 
+// Forcing is one .force directive: run with Seed (when HasSeed) and the
+// config assignments Sets ("key=value", as for --set) and the kernel's bug
+// shows.
+type Forcing struct {
+	Seed    uint64
+	HasSeed bool
+	Sets    []string
+}
+
+// String spells the forcing as the .force directive's argument.
+func (f Forcing) String() string {
+	var parts []string
+	if f.HasSeed {
+		parts = append(parts, "seed="+strconv.FormatUint(f.Seed, 10))
+	}
+	parts = append(parts, f.Sets...)
+	return strings.Join(parts, " ")
+}
+
+// ParseForcing parses a .force argument: space-separated key=value
+// assignments, where seed=N names the seed and every other key is a config
+// key (checked when the forcing is applied, not here).
+func ParseForcing(text string) (Forcing, error) {
+	var f Forcing
+	fields := strings.Fields(text)
+	if len(fields) == 0 {
+		return f, fmt.Errorf("empty forcing: want seed=N and/or key=value assignments")
+	}
+	for _, fld := range fields {
+		k, v, ok := strings.Cut(fld, "=")
+		if !ok || k == "" || v == "" {
+			return f, fmt.Errorf("bad forcing assignment %q: want key=value", fld)
+		}
+		if k == "seed" {
+			if f.HasSeed {
+				return f, fmt.Errorf("seed given twice")
+			}
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return f, fmt.Errorf("bad seed %q: want a non-negative integer", v)
+			}
+			f.Seed, f.HasSeed = n, true
+			continue
+		}
+		f.Sets = append(f.Sets, fld)
+	}
+	return f, nil
+}
+
 // Program is an assembled program with its data image and source metadata.
 type Program struct {
 	// Name is the .kernel name (default: the file name without extension).
@@ -209,6 +264,9 @@ type Program struct {
 	Source string
 	// MinCores is the .cores directive (0 when absent).
 	MinCores int
+	// Force lists the .force directives: seeds (and config overrides) under
+	// which the kernel's bug shows deterministically.
+	Force []Forcing
 	// Expect holds the expected outputs when HasExpect is set.
 	Expect    []int64
 	HasExpect bool

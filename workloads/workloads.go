@@ -78,10 +78,12 @@ type Entry struct {
 // Kernels assemble an embedded file; profiles (added later) generate a
 // program from Go and join the same list.
 type workload struct {
-	name  string
-	kind  Kind
-	file  string
-	build func() (*isa.Program, error)
+	name string
+	kind Kind
+	file string
+	// build makes the program for a machine of cores cores (0: the
+	// workload's default); kernels ignore it, profiles size their threads.
+	build func(cores int) (*isa.Program, error)
 }
 
 // catalog returns every workload, sorted by name. It reads the embedded
@@ -102,8 +104,11 @@ func catalog() []workload {
 			name:  strings.TrimSuffix(f.Name(), ".s"),
 			kind:  Kernel,
 			file:  file,
-			build: func() (*isa.Program, error) { return assembleKernel(file) },
+			build: func(int) (*isa.Program, error) { return assembleKernel(file) },
 		})
+	}
+	for _, p := range profiles() {
+		ws = append(ws, workload{name: p.Name, kind: Profile, build: p.Program})
 	}
 	sort.Slice(ws, func(i, j int) bool { return ws[i].name < ws[j].name })
 	return ws
@@ -135,7 +140,7 @@ func find(name string) (workload, error) {
 
 // entry builds w's registry entry from its program's directives.
 func (w workload) entry() (Entry, error) {
-	p, err := w.build()
+	p, err := w.build(0)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -185,12 +190,18 @@ func Lookup(name string) (Entry, error) {
 // Program builds a fresh copy of the named workload's program; callers may
 // modify it. Kernels are assembled from their embedded source, so
 // assembler messages name "kernels/NAME.s".
-func Program(name string) (*isa.Program, error) {
+func Program(name string) (*isa.Program, error) { return ProgramFor(name, 0) }
+
+// ProgramFor builds the named workload for a machine of cores cores: a
+// synthetic profile runs one thread per core unless it fixes its thread
+// count; kernels are the same whatever cores is. cores 0 means the
+// workload's default.
+func ProgramFor(name string, cores int) (*isa.Program, error) {
 	w, err := find(name)
 	if err != nil {
 		return nil, err
 	}
-	return w.build()
+	return w.build(cores)
 }
 
 // Source returns the assembly source of the named kernel. Generated

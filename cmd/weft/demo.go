@@ -36,7 +36,7 @@ func runDemo(e env, seeds int, outDir string) error {
 	}
 	jobs := make([]job, len(entries))
 	for i, en := range entries {
-		prog, err := workloads.Program(en.Name)
+		prog, err := workloads.ProgramFor(en.Name, base.Machine.Cores)
 		if err != nil {
 			return err
 		}

@@ -58,7 +58,7 @@ func (t *targetFlags) resolve(fs *flagSet) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	prog, err := loadProgram(t.workload, t.program)
+	prog, err := loadProgram(t.workload, t.program, cfg.Machine.Cores)
 	if err != nil {
 		return target{}, err
 	}
@@ -98,11 +98,12 @@ func resolveConfig(nameOrPath string, sets []string) (configs.Config, error) {
 	return cfg, nil
 }
 
-// loadProgram returns the registry workload name, or the program assembled
-// from the file path.
-func loadProgram(name, path string) (*isa.Program, error) {
+// loadProgram returns the registry workload name built for a machine of
+// cores cores (synthetic profiles size their threads to it), or the program
+// assembled from the file path.
+func loadProgram(name, path string, cores int) (*isa.Program, error) {
 	if name != "" {
-		p, err := workloads.Program(name)
+		p, err := workloads.ProgramFor(name, cores)
 		if errors.Is(err, workloads.ErrUnknown) {
 			return nil, errors.New(strings.TrimPrefix(err.Error(), "workloads: "))
 		}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -102,18 +103,34 @@ func TestManifestation(t *testing.T) {
 	checkReadmeRates(t, rates)
 }
 
-// rateCell matches a README table row: | name | … | rate |.
+// rowName matches a README table row and captures its first cell: | name | … |.
 var rowName = regexp.MustCompile("^\\|\\s*`?([a-z0-9][a-z0-9._+-]*)`?\\s*\\|")
 
-// checkReadmeRates checks (or with -update-readme rewrites) the last
-// column of every kernel's row in workloads/README.md.
+// checkReadmeRates checks (or with -update-readme rewrites) the last column
+// of every kernel's row in workloads/README.md and the per-paper tables in
+// workloads/docs/*.md.
 func checkReadmeRates(t *testing.T, rates map[string]string) {
-	raw, err := os.ReadFile("README.md")
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, file := range append([]string{"README.md"}, files...) {
+		checkRatesIn(t, file, rates, found)
+	}
+	for name := range rates {
+		if !found[name] {
+			t.Errorf("workloads/README.md has no table row for kernel %s", name)
+		}
+	}
+}
+
+func checkRatesIn(t *testing.T, file string, rates map[string]string, found map[string]bool) {
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(raw), "\n")
-	found := map[string]bool{}
 	changed := false
 	for i, l := range lines {
 		m := rowName.FindStringSubmatch(l)
@@ -136,15 +153,10 @@ func checkReadmeRates(t *testing.T, rates map[string]string) {
 			changed = true
 			continue
 		}
-		t.Errorf("workloads/README.md: %s rate is %q, measured %q (go test ./workloads -run Manifestation -update-readme)", m[1], got, want)
-	}
-	for name := range rates {
-		if !found[name] {
-			t.Errorf("workloads/README.md has no table row for kernel %s", name)
-		}
+		t.Errorf("workloads/%s: %s rate is %q, measured %q (go test ./workloads -run Manifestation -update-readme)", file, m[1], got, want)
 	}
 	if changed {
-		if err := os.WriteFile("README.md", []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

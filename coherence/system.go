@@ -275,6 +275,12 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 	return s, nil
 }
 
+// Target returns the engine target of the bus's completion events.
+func (s *System) Target() int32 { return s.target }
+
+// Requester returns the core whose transaction is on the bus (or was last).
+func (s *System) Requester() int { return int(s.st.cur.core) }
+
 // SetClient attaches the core-side client of cache c.
 func (s *System) SetClient(c int, cl Client) { s.clients[c] = cl }
 
@@ -355,35 +361,56 @@ func (s *System) find(c int, line uint64) int {
 	return -1
 }
 
-// Probe looks addr up in core c's L1 for a read or a write and returns the
-// frame when the access can be performed now without the bus (a hit), or
-// -1 for a miss. A write hit in E moves the line to M silently.
-func (s *System) Probe(c int, addr uint64, write bool) int {
+// Lookup returns the frame of core c's L1 that can serve an access to addr
+// now (a read needs a valid copy, a write needs E or M), or -1 for a miss.
+// It changes nothing: the access is counted and the line touched by Commit
+// once the check phase lets the access proceed.
+func (s *System) Lookup(c int, addr uint64, write bool) int {
 	line := addr >> s.lineShift
 	st := &s.st
 	f := s.mru[c]
 	if st.tags[f] != line || st.states[f] == Invalid || f/(s.sets*s.spec.Assoc) != c {
 		f = s.find(c, line)
-		if f >= 0 {
-			s.mru[c] = f
-		}
-	}
-	if write {
-		st.stats[StatWrites]++
-		if f < 0 || st.states[f] == Shared {
-			return -1
-		}
-		st.states[f] = Modified
-		st.stats[StatWriteHits]++
-	} else {
-		st.stats[StatReads]++
 		if f < 0 {
 			return -1
 		}
-		st.stats[StatReadHits]++
+		s.mru[c] = f
+	}
+	if write && st.states[f] == Shared {
+		return -1
+	}
+	return f
+}
+
+// Commit performs the cache side of a hit found by Lookup: a write in E
+// moves the line to M silently, the line becomes most recently used, and,
+// when count is set, the access is counted (an access retried after a
+// stall is counted once).
+func (s *System) Commit(c int, f int, write, count bool) {
+	st := &s.st
+	if write {
+		st.states[f] = Modified
+	}
+	if count {
+		if write {
+			st.stats[StatWrites]++
+			st.stats[StatWriteHits]++
+		} else {
+			st.stats[StatReads]++
+			st.stats[StatReadHits]++
+		}
 	}
 	st.ticks[c]++
 	st.lru[f] = st.ticks[c]
+}
+
+// Probe is Lookup followed, on a hit, by a counted Commit: for callers with
+// no check phase.
+func (s *System) Probe(c int, addr uint64, write bool) int {
+	f := s.Lookup(c, addr, write)
+	if f >= 0 {
+		s.Commit(c, f, write, true)
+	}
 	return f
 }
 
@@ -437,10 +464,25 @@ func (s *System) CoherentWord(addr uint64) int64 {
 // Request queues a miss of core c on addr (a write when write is set) at
 // cycle at. When the transaction completes, the core's client gets TxnDone.
 // pc is the missing instruction, kept with the request (the MSHR).
+//
+// The miss counts as an access unless the caller has counted this access
+// already (a retry after a stall); Probe's callers pass count = true.
 func (s *System) Request(c int, addr uint64, write bool, pc int32, at core.Cycle) {
+	s.RequestCounted(c, addr, write, pc, at, true)
+}
+
+// RequestCounted is Request with the access counted only when count is set.
+func (s *System) RequestCounted(c int, addr uint64, write bool, pc int32, at core.Cycle, count bool) {
 	st := &s.st
 	line := addr >> s.lineShift
 	f := s.find(c, line)
+	if count {
+		if write {
+			st.stats[StatWrites]++
+		} else {
+			st.stats[StatReads]++
+		}
+	}
 	if write {
 		if f >= 0 {
 			st.stats[StatUpgradeMisses]++

@@ -55,12 +55,17 @@ func (e *Engine) Now() Cycle { return e.now }
 // Len returns the number of queued events.
 func (e *Engine) Len() int { return len(e.heap) }
 
-// Schedule queues an event for target at cycle at.
-func (e *Engine) Schedule(at Cycle, target int32, op int32, arg uint64) {
+// Schedule queues an event for target at cycle at and returns its
+// sequence number (which Cancel takes).
+func (e *Engine) Schedule(at Cycle, target int32, op int32, arg uint64) uint64 {
 	e.seq++
 	e.heap = append(e.heap, Item{At: at, Seq: e.seq, Target: target, Op: op, Arg: arg})
+	e.up(len(e.heap) - 1)
+	return e.seq
+}
+
+func (e *Engine) up(i int) {
 	h := e.heap
-	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
 		if !h[i].before(&h[p]) {
@@ -69,6 +74,55 @@ func (e *Engine) Schedule(at Cycle, target int32, op int32, arg uint64) {
 		h[i], h[p] = h[p], h[i]
 		i = p
 	}
+}
+
+func (e *Engine) down(i int) {
+	h := e.heap
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h[r].before(&h[l]) {
+			m = r
+		}
+		if !h[m].before(&h[i]) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// Cancel removes the queued event with sequence number seq (a timer whose
+// wait ended early), so it neither fires nor keeps the queue non-empty. It
+// reports whether the event was still queued. The queue is small; the scan
+// is linear.
+func (e *Engine) Cancel(seq uint64) bool {
+	for i := range e.heap {
+		if e.heap[i].Seq != seq {
+			continue
+		}
+		n := len(e.heap) - 1
+		e.heap[i] = e.heap[n]
+		e.heap = e.heap[:n]
+		if i < n {
+			e.down(i)
+			e.up(i)
+		}
+		return true
+	}
+	return false
+}
+
+// Peek returns the earliest queued event.
+func (e *Engine) Peek() (Item, bool) {
+	if len(e.heap) == 0 {
+		return Item{}, false
+	}
+	return e.heap[0], true
 }
 
 // CanRunAt reports whether an action at cycle t may be performed at once
@@ -99,28 +153,11 @@ func (e *Engine) Step() bool {
 }
 
 func (e *Engine) pop() Item {
-	h := e.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && h[r].before(&h[l]) {
-			m = r
-		}
-		if !h[m].before(&h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	e.heap = h
+	top := e.heap[0]
+	n := len(e.heap) - 1
+	e.heap[0] = e.heap[n]
+	e.heap = e.heap[:n]
+	e.down(0)
 	return top
 }
 

@@ -64,8 +64,11 @@ type parkRule struct {
 	result ParkResult
 }
 
-// Park adds a schedule-control rule. It may be called before Start or
-// while the run is paused (between RunUntil calls).
+// Park adds a schedule-control rule. Add rules before Start. A rule added
+// while the run is paused (between RunUntil calls) fires only if its thread
+// has not yet reached PC: a core may already have run register-only
+// instructions ahead of the engine's clock, and a PC it passed that way is
+// not revisited.
 func (m *Machine) Park(r ParkRule) (int, error) {
 	if r.PC < 0 || int(r.PC) >= len(m.prog.Instrs) {
 		return 0, fmt.Errorf("park: pc %d is outside the program", r.PC)
@@ -125,7 +128,7 @@ func (c *Core) park() bool {
 		wake = st.Time + p.Timeout
 	}
 	if wake > 0 {
-		c.schedule(wake)
+		c.scheduleTimer(wake)
 	}
 	return false
 }
@@ -149,6 +152,7 @@ func (c *Core) unpark(p *parkRule, now core.Cycle, timedOut bool) {
 	p.result.TimedOut = timedOut
 	p.result.ReleasedAt = now
 	m.st.parksLive--
+	c.cancelTimer()
 	c.st.Gen++
 	c.endWait(now)
 	m.armPark(c)
@@ -259,7 +263,7 @@ func (c *Core) checkPhase(addr uint64, write bool) bool {
 	st.WaitLine = m.mem.LineOf(addr)
 	m.st.stalled++
 	if v.Timeout > 0 {
-		c.schedule(st.Time + v.Timeout)
+		c.scheduleTimer(st.Time + v.Timeout)
 	}
 	return false
 }
@@ -268,6 +272,7 @@ func (c *Core) checkPhase(addr uint64, write bool) bool {
 func (c *Core) resumeStall(now core.Cycle, timedOut bool) {
 	m := c.m
 	m.st.stalled--
+	c.cancelTimer()
 	c.st.Gen++
 	c.endWait(now)
 	c.st.TimedOut = timedOut

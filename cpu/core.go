@@ -58,6 +58,12 @@ type coreState struct {
 	RNG       core.RNG
 	ParkPC    int32
 	ParkRule  int32
+	// Counted is set once the access being performed has been counted in
+	// the cache statistics (a retry after a stall is not counted again).
+	Counted bool
+	// TimerSeq is the engine sequence number of a pending park or stall
+	// timer (0: none).
+	TimerSeq uint64
 	// Lat is the latency still to add after the access being performed
 	// (the hit latency; zero after a miss, whose latency has passed).
 	Lat core.Cycle
@@ -87,11 +93,27 @@ func (c *Core) schedule(at core.Cycle) {
 	c.m.eng.Schedule(at, c.target, opExec, c.st.Gen)
 }
 
+// scheduleTimer queues a wake-up for a park or stall timeout, remembered
+// so that an early release can cancel it.
+func (c *Core) scheduleTimer(at core.Cycle) {
+	c.st.TimerSeq = c.m.eng.Schedule(at, c.target, opExec, c.st.Gen)
+}
+
+// cancelTimer removes a pending park or stall timer: a stale timer would
+// keep the queue non-empty and hide a deadlock.
+func (c *Core) cancelTimer() {
+	if c.st.TimerSeq != 0 {
+		c.m.eng.Cancel(c.st.TimerSeq)
+		c.st.TimerSeq = 0
+	}
+}
+
 // Handle resumes the core (the engine calls it).
 func (c *Core) Handle(now core.Cycle, op int32, arg uint64) {
 	if arg != c.st.Gen || c.m.st.ended {
 		return
 	}
+	c.st.TimerSeq = 0
 	switch c.st.Status {
 	case statusRunning:
 		c.run()
@@ -131,6 +153,9 @@ func (c *Core) wait(s status, b Bucket) {
 	c.st.Status = s
 	c.st.Bucket = b
 	c.st.WaitStart = c.st.Time
+	if c.st.Time > c.m.st.frontier {
+		c.m.st.frontier = c.st.Time
+	}
 }
 
 // endWait unblocks the core at cycle now.
@@ -158,6 +183,12 @@ func (c *Core) finish(at core.Cycle) {
 		if at > st.WaitStart {
 			st.Buckets[st.Bucket] += at - st.WaitStart
 		}
+	}
+	if st.Thread >= 0 && st.Start > at && st.Buckets[Idle] >= st.Start-at {
+		// The thread was to start (after its random skew) only after the
+		// run ended: the idle time counted up to its start is partly
+		// beyond the end.
+		st.Buckets[Idle] -= st.Start - at
 	}
 	var waits core.Cycle
 	for b := MemStall; b < NumBuckets; b++ {
@@ -354,8 +385,18 @@ func (c *Core) syncCrash(msg string) {
 // the cycle of the event being handled (the core's own event or the
 // transaction that resumed it, so everything ordered before it has fired)
 // or t is strictly before every queued event (the lookahead rule).
+// A core never acts past sim.max_cycles: it schedules itself instead, and
+// the engine ends the run as a hang. Every cycle at which a core acts
+// advances the machine's frontier.
 func (c *Core) atGlobal(t core.Cycle) bool {
-	return t == c.m.eng.Now() || c.m.eng.CanRunAt(t)
+	m := c.m
+	if t > m.spec.MaxCycles || !(t == m.eng.Now() || m.eng.CanRunAt(t)) {
+		return false
+	}
+	if t > m.st.frontier {
+		m.st.frontier = t
+	}
+	return true
 }
 
 // globalOp performs an instruction whose effects other threads can see, at
@@ -430,20 +471,27 @@ func (m *Machine) isFreed(a uint64) bool {
 // returns the frame, or -1 when the core must wait (for the bus or a stall).
 func (c *Core) line(addr uint64, write bool, frame int) int {
 	m := c.m
-	if frame < 0 {
-		frame = m.mem.Probe(c.id, addr, write)
+	st := &c.st
+	hit := frame < 0
+	if hit {
+		frame = m.mem.Lookup(c.id, addr, write)
 		if frame < 0 {
-			c.wait(statusMem, c.st.Bucket)
-			m.mem.Request(c.id, addr, write, c.st.PC, c.st.Time+m.spec.HitCycles)
+			c.wait(statusMem, st.Bucket)
+			m.mem.RequestCounted(c.id, addr, write, st.PC, st.Time+m.spec.HitCycles, !st.Counted)
+			st.Counted = true
 			return -1
 		}
-		c.st.Lat = m.spec.HitCycles
+		st.Lat = m.spec.HitCycles
 	} else {
-		c.st.Lat = 0
+		st.Lat = 0
 	}
 	if m.check != nil && !c.checkPhase(addr, write) {
 		return -1
 	}
+	if hit {
+		m.mem.Commit(c.id, frame, write, !st.Counted)
+	}
+	st.Counted = true
 	return frame
 }
 
@@ -451,6 +499,7 @@ func (c *Core) line(addr uint64, write bool, frame int) int {
 // schedule-control watchers, and the hit latency.
 func (c *Core) performed(frame int, a uint64, write bool) {
 	m := c.m
+	c.st.Counted = false
 	m.mem.Accessed(c.id, frame, a, write, c.st.PC)
 	if m.st.parksLive|m.st.stalled != 0 {
 		m.notifyAccess(c, a, write)

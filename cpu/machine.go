@@ -148,7 +148,11 @@ type machineState struct {
 	parks     []parkRule
 	parksLive int
 	stalled   int
-	internal  error
+	// frontier is the latest cycle at which any core performed a global
+	// operation or started a wait: cores act ahead of the engine's clock
+	// (lookahead), so the end of a deadlocked run is here, not at Now.
+	frontier core.Cycle
+	internal error
 }
 
 // Machine is one simulated multicore running one program.
@@ -301,7 +305,7 @@ func (m *Machine) RunUntil(limit core.Cycle) bool {
 			break
 		}
 		if at > m.spec.MaxCycles {
-			m.endHang(fmt.Sprintf("exceeded sim.max_cycles (%d)", m.spec.MaxCycles), m.spec.MaxCycles)
+			m.endHang(fmt.Sprintf("exceeded sim.max_cycles (%d)", m.spec.MaxCycles), m.spec.MaxCycles, m.overdue())
 			break
 		}
 		if at > limit {
@@ -400,11 +404,41 @@ func (m *Machine) crash(k OutcomeKind, c *Core, msg string, at core.Cycle) {
 	m.endRun(at)
 }
 
-func (m *Machine) endHang(msg string, at core.Cycle) {
-	pc, tid := core.NoPC, int32(-1)
+// overdue returns the core whose event is the first past sim.max_cycles
+// (the thread that ran out of time), or nil when that event is not a core's.
+func (m *Machine) overdue() *Core {
+	it, ok := m.eng.Peek()
+	if !ok {
+		return nil
+	}
 	for _, c := range m.cores {
-		if c.st.Status != statusIdle && c.st.Status != statusDone && c.st.Thread >= 0 && (tid < 0 || c.st.Thread < tid) {
-			pc, tid = c.st.PC, c.st.Thread
+		if c.target == it.Target {
+			return c
+		}
+	}
+	if it.Target == m.mem.Target() {
+		return m.cores[m.mem.Requester()]
+	}
+	return nil
+}
+
+// endHang ends the run as a hang at cycle at, blaming the given core's
+// thread, or else the lowest-numbered live thread, preferring one that is
+// running over one that is blocked.
+func (m *Machine) endHang(msg string, at core.Cycle, blame *Core) {
+	pc, tid := core.NoPC, int32(-1)
+	if blame != nil && blame.st.Thread >= 0 {
+		pc, tid = blame.st.PC, blame.st.Thread
+	} else {
+		running := false
+		for _, c := range m.cores {
+			if c.st.Status == statusIdle || c.st.Status == statusDone || c.st.Thread < 0 {
+				continue
+			}
+			r := c.st.Status == statusRunning || c.st.Status == statusMem
+			if tid < 0 || (r && !running) || (r == running && c.st.Thread < tid) {
+				pc, tid, running = c.st.PC, c.st.Thread, r
+			}
 		}
 	}
 	if m.events.Watching(core.KindHang) {
@@ -418,7 +452,7 @@ func (m *Machine) endHang(msg string, at core.Cycle) {
 // deadlock ends a run whose event queue is empty while threads live.
 func (m *Machine) deadlock() {
 	if m.st.live == 0 {
-		m.endRun(m.eng.Now())
+		m.endRun(max(m.eng.Now(), m.st.frontier))
 		return
 	}
 	msg := "deadlock: every live thread is blocked:"
@@ -427,7 +461,8 @@ func (m *Machine) deadlock() {
 			msg += fmt.Sprintf(" thread %d %s at pc %d;", c.st.Thread, c.st.Status, c.st.PC)
 		}
 	}
-	m.endHang(msg[:len(msg)-1], m.eng.Now())
+	at := max(m.eng.Now(), m.st.frontier)
+	m.endHang(msg[:len(msg)-1], at, nil)
 }
 
 const (

@@ -7,23 +7,25 @@ import (
 )
 
 func ExampleLookup() {
-	e, err := workloads.Lookup("mysql-binlog")
+	e, err := workloads.Lookup("pbzip2-uaf")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(e.Name, e.Class, e.Rows, e.Bug)
-	// Output: mysql-binlog atomicity [pset:5 bugaboo:10 conseq:MySQL1] true
+	fmt.Println(e.Name, e.Kind, e.Class, e.Bug)
+	// Output: pbzip2-uaf kernel order true
 }
 
 func ExampleList() {
+	kinds := map[workloads.Kind]bool{}
 	for _, e := range workloads.List() {
-		if e.Bug {
-			fmt.Println(e.Name, e.Class)
-		}
+		kinds[e.Kind] = true
 	}
-	// Output:
-	// counter-race race
-	// mysql-binlog atomicity
-	// pbzip2-uaf order
+	fmt.Println(kinds[workloads.Kernel], kinds[workloads.Profile])
+	// Output: true true
+}
+
+func ExampleRowKernels() {
+	fmt.Println(workloads.RowKernels()["pset:5"])
+	// Output: [mysql-binlog]
 }

@@ -31,7 +31,8 @@ The second form prints a trace's events one a line: cycle, kind, core,
 thread, PC, address (hex), value, then the kind's flags, extra words (w=)
 and list (list=). A "-" is an absent core, thread, PC or address. Filters
 combine: --kind keeps the named kinds, --thread one thread, --addr the
-events on that address or on the cache line holding it. A corrupt or
+accesses to that word and the coherence events (bus transactions, snoops,
+fills, evictions) on the cache line holding it. A corrupt or
 truncated file is an error (exit status 1) after the events before it.`)
 	var t targetFlags
 	t.add(fs)
@@ -44,7 +45,7 @@ truncated file is an error (exit status 1) after the events before it.`)
 	var thread optInt
 	fs.Var(&thread, "thread", "with --text: keep only events of thread `N`")
 	var addr optUint
-	fs.Var(&addr, "addr", "with --text: keep only events on address `ADDR` (e.g. 0x10040) or its cache line")
+	fs.Var(&addr, "addr", "with --text: keep only accesses to word `ADDR` (e.g. 0x10040) and coherence events on its cache line")
 	header := fs.Bool("header", false, "with --text: also print the header's program and config as comments")
 	quiet := fs.Bool("quiet", false, "no notes on stderr")
 	pos, err := fs.parse(e, args)

@@ -164,15 +164,19 @@ type historyEntry struct {
 
 // SysState is the memory system's mutable state, copied by snapshots.
 type SysState struct {
-	tags        []uint64
-	states      []State
-	lru         []uint64
-	invalidated []bool
-	data        []int64
-	meta        []uint64
-	ticks       []uint64
-	mem         []int64
-	memMeta     []uint64
+	tags   []uint64
+	states []State
+	lru    []uint64
+	// lostInval has one bit per core for every memory line: set when the
+	// core's copy was invalidated by another core's write and cleared when
+	// the core holds the line again, so its next miss on the line is a
+	// coherence miss.
+	lostInval []uint64
+	data      []int64
+	meta      []uint64
+	ticks     []uint64
+	mem       []int64
+	memMeta   []uint64
 	// present has one bit per core for every memory line: which caches
 	// hold the line in a valid state, so snoops visit only the holders.
 	present    []uint64
@@ -264,7 +268,6 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 	}
 	st.states = make([]State, frames)
 	st.lru = make([]uint64, frames)
-	st.invalidated = make([]bool, frames)
 	st.data = make([]int64, frames*s.wordsLine)
 	st.meta = make([]uint64, frames*spec.MetaWords)
 	st.ticks = make([]uint64, spec.Cores)
@@ -316,6 +319,7 @@ func (s *System) growMem(words int) {
 	}
 	for len(st.present) < words/s.wordsLine {
 		st.present = append(st.present, 0)
+		st.lostInval = append(st.lostInval, 0)
 	}
 }
 
@@ -492,14 +496,8 @@ func (s *System) RequestCounted(c int, addr uint64, write bool, pc int32, at cor
 	} else {
 		st.stats[StatReadMisses]++
 	}
-	if f < 0 {
-		base := s.frameBase(c, line)
-		for w := 0; w < s.spec.Assoc; w++ {
-			if st.tags[base+w] == line && st.invalidated[base+w] {
-				st.stats[StatCoherenceMisses]++
-				break
-			}
-		}
+	if f < 0 && st.lostInval[line-s.memBase>>s.lineShift]&(1<<uint(c)) != 0 {
+		st.stats[StatCoherenceMisses]++
 	}
 	r := request{core: int32(c), write: write, pc: pc, addr: addr, at: at}
 	if s.hooks.OnIssue != nil {
@@ -702,7 +700,6 @@ func (s *System) evict(now core.Cycle, c int, f int) {
 	}
 	st.states[f] = Invalid
 	st.tags[f] = noTag
-	st.invalidated[f] = false
 	s.setPresent(c, line, false)
 	if cl := s.clients[c]; cl != nil {
 		cl.LineLost(now, line)
@@ -822,7 +819,7 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 		st.states[of] = tr.Next
 		if tr.Next == Invalid {
 			s.setPresent(o, line, false)
-			st.invalidated[of] = true
+			st.lostInval[line-s.memBase>>s.lineShift] |= 1 << uint(o)
 			clear(resp)
 			st.stats[StatInvalidations]++
 			if cl := s.clients[o]; cl != nil {
@@ -873,7 +870,7 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 	st.tags[f] = line
 	st.states[f] = next
 	s.setPresent(c, line, true)
-	st.invalidated[f] = false
+	st.lostInval[line-s.memBase>>s.lineShift] &^= 1 << uint(c)
 	st.ticks[c]++
 	st.lru[f] = st.ticks[c]
 	if s.hooks.OnFill != nil {
@@ -946,7 +943,7 @@ func copyState(dst, src *SysState) {
 	dst.tags = append(dst.tags[:0], src.tags...)
 	dst.states = append(dst.states[:0], src.states...)
 	dst.lru = append(dst.lru[:0], src.lru...)
-	dst.invalidated = append(dst.invalidated[:0], src.invalidated...)
+	dst.lostInval = append(dst.lostInval[:0], src.lostInval...)
 	dst.data = append(dst.data[:0], src.data...)
 	dst.meta = append(dst.meta[:0], src.meta...)
 	dst.ticks = append(dst.ticks[:0], src.ticks...)

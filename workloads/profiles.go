@@ -77,7 +77,7 @@ func profileTable() []profile {
 		{name: "swaptions", suite: "PARSEC", resembles: "Monte Carlo paths written to fresh arrays, results in a packed shared array",
 			gen: Gen{Phases: 1, Slots: 16, HotWords: 1024, HotWriteFrac: 0.3,
 				WSWords: 8192, WSReadFrac: 0.0033, StreamWriteFrac: 0.079, StreamStride: 8,
-				FalseShareEvery: 300, ALUPerLoad: 1, Seed: 1}},
+				FalseShareEvery: 600, ALUPerLoad: 1, Seed: 1}},
 		{name: "vips", suite: "PARSEC", resembles: "image pipeline: rows streamed in and out",
 			gen: Gen{Phases: 1, Slots: 16, HotWords: 1024, HotWriteFrac: 0.2,
 				StreamReadFrac: 0.204, StreamWriteFrac: 0.054, StreamStride: 8, ALUPerLoad: 1, Seed: 1}},

@@ -17,7 +17,7 @@
 .desc    "log rotation closes then reopens the binlog under LOCK_log; an insert that tests log_type without the lock in between skips its entry"
 .class   atomicity
 .force   "seed=14"                     # this seed shows the bug on the default machine
-.source  "pset:5 bugaboo:10 conseq:MySQL1"
+.source  "pset:5 bugaboo:10"
 .cores   3
 .expect  20
 

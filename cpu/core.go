@@ -439,7 +439,7 @@ func (c *Core) globalOp(in *isa.Instruction, frame int) bool {
 func (c *Core) addr(base uint8, off int64) (uint64, bool) {
 	a := uint64(c.st.Regs[base] + off)
 	if msg := c.m.badAddr(a); msg != "" {
-		c.m.crash(Crash, c, msg, c.st.Time)
+		c.m.crashAt(Crash, c, msg, c.st.Time, a)
 		return 0, false
 	}
 	return a, true
@@ -732,11 +732,11 @@ func (c *Core) free(in *isa.Instruction) (bool, bool) {
 	for i := int64(0); i < n; i++ {
 		w := a + uint64(i)*isa.WordBytes
 		if m.st.anyFreed && w&7 == 0 && w >= isa.DataBase && m.isFreed(w) {
-			m.crash(Crash, c, fmt.Sprintf("double free of word %#x", w), st.Time)
+			m.crashAt(Crash, c, fmt.Sprintf("double free of word %#x", w), st.Time, w)
 			return false, false
 		}
 		if msg := m.badAddr(w); msg != "" {
-			m.crash(Crash, c, "free: "+msg, st.Time)
+			m.crashAt(Crash, c, "free: "+msg, st.Time, w)
 			return false, false
 		}
 	}

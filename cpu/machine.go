@@ -392,12 +392,18 @@ func (m *Machine) endRun(at core.Cycle) {
 
 // crash ends the run at once with a crash (or assert) outcome.
 func (m *Machine) crash(k OutcomeKind, c *Core, msg string, at core.Cycle) {
+	m.crashAt(k, c, msg, at, 0)
+}
+
+// crashAt is crash for a faulting access: the Crash event carries the
+// address (Addr) so a monitor can check the access offline.
+func (m *Machine) crashAt(k OutcomeKind, c *Core, msg string, at core.Cycle, addr uint64) {
 	kind := core.KindCrash
 	if k == Assert {
 		kind = core.KindAssertFail
 	}
 	if m.events.Watching(kind) {
-		m.ev = core.Event{Kind: kind, Cycle: at, Core: int32(c.id), Thread: c.st.Thread, PC: c.st.PC}
+		m.ev = core.Event{Kind: kind, Cycle: at, Core: int32(c.id), Thread: c.st.Thread, PC: c.st.PC, Addr: addr}
 		m.events.Emit(&m.ev)
 	}
 	m.setOutcome(k, c.st.PC, c.st.Thread, msg, at)

@@ -170,3 +170,23 @@ func TestParkTimerCancelled(t *testing.T) {
 		t.Errorf("park %+v, outcome %s at %d; want released by the write and a prompt deadlock", res, r.Outcome, r.Cycles)
 	}
 }
+
+// A crash on a bad access names the faulting address in its event.
+func TestCrashEventCarriesAddress(t *testing.T) {
+	p := assemble(t, ".text\nmain: alloc r1, 4\n free [r1], 4\nbad: ld r2, [r1+8]\n exit\n")
+	var got uint64
+	var heap int64
+	_, err := sim.Run(configs.Default(), p, 1, sim.WithObserver(core.MaskOf(core.KindCrash, core.KindFree), core.ObserverFunc(func(e *core.Event) {
+		if e.Kind == core.KindFree {
+			heap = int64(e.Addr)
+		} else {
+			got = e.Addr
+		}
+	})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == 0 || got != uint64(heap+8) {
+		t.Errorf("crash event address %#x, want the freed word %#x", got, heap+8)
+	}
+}

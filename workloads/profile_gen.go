@@ -11,7 +11,7 @@ import (
 )
 
 // Gen parameterises the phased synthetic workload generator behind the
-// named profiles (docs/profiles.md). Every thread warms its caches, meets
+// named profiles (workloads/README.md). Every thread warms its caches, meets
 // the others at a barrier, opens the region of interest and runs Phases
 // phases separated by barriers. A phase is a loop whose body is a fixed,
 // seeded sequence of Slots memory operations drawn from these kinds:

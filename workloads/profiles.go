@@ -47,7 +47,7 @@ func (p profile) program(cores int) (*isa.Program, error) {
 
 // profileTable lists the profiles of the phased generator. The nine PARSEC
 // profiles are calibrated against Bugaboo Table 5 on the bugaboo-micro09
-// preset (docs/profiles.md, TestCalibration); the SPLASH-2 ones imitate
+// preset (workloads/README.md, TestCalibration); the SPLASH-2 ones imitate
 // their programs' sharing patterns and are not calibrated.
 func profileTable() []profile {
 	return []profile{

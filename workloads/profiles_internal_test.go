@@ -35,7 +35,7 @@ func TestFixedThreads(t *testing.T) {
 	}
 }
 
-// ProfileRows returns the docs/profiles.md row of every generator profile:
+// ProfileRows returns the README.md row of every generator profile:
 // name, suite, what it resembles, threads and parameters.
 func ProfileRows() map[string]string {
 	rows := map[string]string{}
@@ -49,7 +49,7 @@ func ProfileRows() map[string]string {
 	return rows
 }
 
-// summary lists g's parameters that are set, for docs/profiles.md.
+// summary lists g's parameters that are set, for README.md.
 func (g Gen) summary() string {
 	pct := func(f float64) string { return strconv.FormatFloat(f*100, 'g', 3, 64) + "%" }
 	s := []string{fmt.Sprintf("phases %d", g.Phases), fmt.Sprintf("slots %d", g.Slots),

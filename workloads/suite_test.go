@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -107,17 +106,10 @@ func TestManifestation(t *testing.T) {
 var rowName = regexp.MustCompile("^\\|\\s*`?([a-z0-9][a-z0-9._+-]*)`?\\s*\\|")
 
 // checkReadmeRates checks (or with -update-readme rewrites) the last column
-// of every kernel's row in workloads/README.md and the per-paper tables in
-// workloads/docs/*.md.
+// of every kernel's row in workloads/README.md.
 func checkReadmeRates(t *testing.T, rates map[string]string) {
-	files, err := filepath.Glob("docs/*.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	found := map[string]bool{}
-	for _, file := range append([]string{"README.md"}, files...) {
-		checkRatesIn(t, file, rates, found)
-	}
+	checkRatesIn(t, "README.md", rates, found)
 	for name := range rates {
 		if !found[name] {
 			t.Errorf("workloads/README.md has no table row for kernel %s", name)

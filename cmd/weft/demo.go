@@ -117,6 +117,32 @@ func runDemo(e env, seeds int, outDir string) error {
 	return nil
 }
 
+// demoGroups names the plot groups and each entry's group: the paper of a
+// bug kernel's first row, "correct" for correct kernels and "profiles" for
+// synthetic profiles, in a fixed order.
+func demoGroups(entries []workloads.Entry) ([]string, []int) {
+	groups := append(workloads.Papers(), "correct", "profiles")
+	index := map[string]int{}
+	for i, g := range groups {
+		index[g] = i
+	}
+	groupOf := make([]int, len(entries))
+	for i, en := range entries {
+		g := "correct"
+		switch {
+		case en.Kind == workloads.Profile:
+			g = "profiles"
+		case en.Bug && len(en.Rows) > 0:
+			g, _, _ = strings.Cut(en.Rows[0], ":")
+		}
+		if _, ok := index[g]; !ok {
+			g = "correct"
+		}
+		groupOf[i] = index[g]
+	}
+	return groups, groupOf
+}
+
 // writeDemoReport writes outDir/report.md with the outcome and cycle
 // breakdown plots, and returns the report's path.
 func writeDemoReport(outDir string, entries []workloads.Entry, base configs.Config, runs [][]sim.Result, seeds int) (string, error) {
@@ -127,14 +153,22 @@ func writeDemoReport(outDir string, entries []workloads.Entry, base configs.Conf
 	for i, en := range entries {
 		names[i] = en.Name
 	}
+	// The plots show one bar per group of workloads (a paper's bug kernels,
+	// the correct kernels, the synthetic profiles): a bar per workload
+	// would not fit. The table below has every workload.
+	groups, groupOf := demoGroups(entries)
 	outcomes := []string{"pass", "wrong_output", "hang", "error", "assert", "crash"}
 	share := make([]results.Series, len(outcomes))
+	runsIn := make([]float64, len(groups))
+	for i, rs := range runs {
+		runsIn[groupOf[i]] += float64(len(rs))
+	}
 	for k, o := range outcomes {
-		share[k] = results.Series{Name: o, Values: make([]float64, len(entries))}
+		share[k] = results.Series{Name: o, Values: make([]float64, len(groups))}
 		for i, rs := range runs {
 			for _, r := range rs {
 				if r.Outcome == o {
-					share[k].Values[i] += 1 / float64(len(rs))
+					share[k].Values[groupOf[i]] += 1 / runsIn[groupOf[i]]
 				}
 			}
 		}
@@ -142,28 +176,31 @@ func writeDemoReport(outDir string, entries []workloads.Entry, base configs.Conf
 	buckets := []string{"busy", "mem_stall", "lock_wait", "barrier_wait", "cond_wait", "join_wait", "idle"}
 	breakdown := make([]results.Series, len(buckets))
 	for k, b := range buckets {
-		breakdown[k] = results.Series{Name: b, Values: make([]float64, len(entries))}
+		breakdown[k] = results.Series{Name: b, Values: make([]float64, len(groups))}
 	}
+	totals := make([]float64, len(groups))
 	for i, rs := range runs {
-		var total float64
+		g := groupOf[i]
 		for _, r := range rs {
 			for _, c := range r.Breakdown {
 				for k, v := range []uint64{c.Busy, c.MemStall, c.LockWait, c.BarrierWait, c.CondWait, c.JoinWait, c.Idle} {
-					breakdown[k].Values[i] += float64(v)
-					total += float64(v)
+					breakdown[k].Values[g] += float64(v)
+					totals[g] += float64(v)
 				}
 			}
 		}
+	}
+	for g := range groups {
 		for k := range breakdown {
-			if total > 0 {
-				breakdown[k].Values[i] /= total
+			if totals[g] > 0 {
+				breakdown[k].Values[g] /= totals[g]
 			}
 		}
 	}
-	if err := results.StackedBar("Outcomes over seeds", "share of runs", names, share, filepath.Join(outDir, "outcomes")); err != nil {
+	if err := results.StackedBar("Outcomes over seeds", "share of runs", groups, share, filepath.Join(outDir, "outcomes")); err != nil {
 		return "", err
 	}
-	if err := results.StackedBar("Cycle breakdown (all cores)", "share of core cycles", names, breakdown, filepath.Join(outDir, "breakdown")); err != nil {
+	if err := results.StackedBar("Cycle breakdown (all cores)", "share of core cycles", groups, breakdown, filepath.Join(outDir, "breakdown")); err != nil {
 		return "", err
 	}
 	var b strings.Builder

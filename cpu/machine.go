@@ -429,21 +429,30 @@ func (m *Machine) overdue() *Core {
 }
 
 // endHang ends the run as a hang at cycle at, blaming the given core's
-// thread, or else the lowest-numbered live thread, preferring one that is
-// running over one that is blocked.
+// thread, or else the live thread most likely to be the cause.
 func (m *Machine) endHang(msg string, at core.Cycle, blame *Core) {
 	pc, tid := core.NoPC, int32(-1)
 	if blame != nil && blame.st.Thread >= 0 {
 		pc, tid = blame.st.PC, blame.st.Thread
 	} else {
-		running := false
+		// Prefer a running thread, then one blocked on something other than
+		// a join (joins wait on the real culprit), then the lowest id.
+		rank := func(c *Core) int {
+			switch c.st.Status {
+			case statusRunning, statusMem:
+				return 0
+			case statusJoin:
+				return 2
+			}
+			return 1
+		}
+		best := -1
 		for _, c := range m.cores {
 			if c.st.Status == statusIdle || c.st.Status == statusDone || c.st.Thread < 0 {
 				continue
 			}
-			r := c.st.Status == statusRunning || c.st.Status == statusMem
-			if tid < 0 || (r && !running) || (r == running && c.st.Thread < tid) {
-				pc, tid, running = c.st.PC, c.st.Thread, r
+			if r := rank(c); best < 0 || r < best || (r == best && c.st.Thread < tid) {
+				pc, tid, best = c.st.PC, c.st.Thread, r
 			}
 		}
 	}

@@ -68,7 +68,7 @@ main:   spawn r2, child, r0
 		{"unlock not held", ".data\nL: .word 0\n.text\nmain: nop\nbad: unlock L\n exit\n", "crash", "bad", "does not hold", 0},
 		{"join unknown", ".text\nmain: li r1, 9\nbad: join r1\n exit\n", "crash", "bad", "join of unknown thread 9", 0},
 		{"crash in child", ".text\n" + spawnTwo + "child: li r3, 0\nbad: div r3, r3, r3\n exit\n", "crash", "bad", "division by zero", 1},
-		{"deadlock", ".data\nL: .word 0\n.text\nmain: lock L\n spawn r2, child, r0\n join r2\n exit\nchild: nop\nbad: lock L\n exit\n", "hang", "", "deadlock", 0},
+		{"deadlock", ".data\nL: .word 0\n.text\nmain: lock L\n spawn r2, child, r0\n join r2\n exit\nchild: nop\nbad: lock L\n exit\n", "hang", "bad", "deadlock", 1},
 		{"endless loop", ".text\nmain: nop\nloop: add r1, r1, 1\n jmp loop\n", "hang", "", "max_cycles", 0},
 		{"crash beats error", ".text\nmain: fail \"first\"\nbad: div r1, r1, r0\n exit\n", "crash", "bad", "division by zero", 0},
 		{"error beats hang", ".data\nL: .word 0\n.text\nmain: lock L\nbad: fail \"before deadlock\"\n lock L\n exit\n", "error", "bad", "before deadlock", 0},

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -273,4 +274,37 @@ func Collect(m *cpu.Machine, cfg configs.Config, seed uint64) Result {
 		})
 	}
 	return r
+}
+
+// OutcomeCount is how many runs of a batch ended in one outcome, and the
+// index of the first.
+type OutcomeCount struct {
+	Outcome string
+	Count   int
+	First   int
+}
+
+// CountOutcomes counts a batch's outcomes, in order of precedence (pass
+// first, crash last); unknown outcome names sort last.
+func CountOutcomes(rs []Result) []OutcomeCount {
+	var gs []OutcomeCount
+	index := map[string]int{}
+	for i, r := range rs {
+		j, ok := index[r.Outcome]
+		if !ok {
+			j = len(gs)
+			index[r.Outcome] = j
+			gs = append(gs, OutcomeCount{Outcome: r.Outcome, First: i})
+		}
+		gs[j].Count++
+	}
+	rank := func(name string) int {
+		k, err := cpu.ParseOutcome(name)
+		if err != nil {
+			return int(cpu.Crash) + 1
+		}
+		return int(k)
+	}
+	sort.SliceStable(gs, func(i, j int) bool { return rank(gs[i].Outcome) < rank(gs[j].Outcome) })
+	return gs
 }

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"weft/cpu"
 	"weft/sim"
 )
 
@@ -133,24 +131,9 @@ type outcomeGroup struct {
 // kinds (pass first, then by rising severity); unknown names come last.
 func groupOutcomes(rs []sim.Result) []outcomeGroup {
 	var gs []outcomeGroup
-	index := map[string]int{}
-	for i, r := range rs {
-		j, ok := index[r.Outcome]
-		if !ok {
-			j = len(gs)
-			index[r.Outcome] = j
-			gs = append(gs, outcomeGroup{name: r.Outcome, first: i})
-		}
-		gs[j].count++
+	for _, c := range sim.CountOutcomes(rs) {
+		gs = append(gs, outcomeGroup{name: c.Outcome, count: c.Count, first: c.First})
 	}
-	rank := func(name string) int {
-		k, err := cpu.ParseOutcome(name)
-		if err != nil {
-			return math.MaxInt
-		}
-		return int(k)
-	}
-	sort.SliceStable(gs, func(i, j int) bool { return rank(gs[i].name) < rank(gs[j].name) })
 	return gs
 }
 

@@ -1,0 +1,193 @@
+package experiments
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"weft/configs"
+	"weft/results"
+	"weft/sim"
+	"weft/workloads"
+)
+
+func defaultExperiment() Experiment {
+	return Experiment{
+		Name:  "default",
+		Title: "weft default experiment: every workload on the default machine",
+		Run:   runDefault,
+	}
+}
+
+// workloadGroups names the plot groups and each entry's group: the paper of
+// a bug kernel's first row, "correct" for correct kernels and "profiles" for
+// synthetic profiles, in a fixed order.
+func workloadGroups(entries []workloads.Entry) ([]string, []int) {
+	groups := append(workloads.Papers(), "correct", "profiles")
+	index := map[string]int{}
+	for i, g := range groups {
+		index[g] = i
+	}
+	groupOf := make([]int, len(entries))
+	for i, en := range entries {
+		g := "correct"
+		switch {
+		case en.Kind == workloads.Profile:
+			g = "profiles"
+		case en.Bug && len(en.Rows) > 0:
+			g, _, _ = strings.Cut(en.Rows[0], ":")
+		}
+		if _, ok := index[g]; !ok {
+			g = "correct"
+		}
+		groupOf[i] = index[g]
+	}
+	return groups, groupOf
+}
+
+// runDefault runs every workload in the registry over seeds on the
+// default preset (machine.cores raised per program as needed).
+func runDefault(env Env) (*Report, error) {
+	base, err := configs.Load("default")
+	if err != nil {
+		return nil, err
+	}
+	seeds := env.seeds(20)
+	entries := workloads.List()
+	if env.Quick {
+		var some []workloads.Entry
+		for i, e := range entries {
+			if i%8 == 0 {
+				some = append(some, e)
+			}
+		}
+		entries = some
+	}
+	var jobs []job
+	cfgs := make([]configs.Config, len(entries))
+	for i, en := range entries {
+		prog, cfg, err := programFor(en.Name, base)
+		if err != nil {
+			return nil, fmt.Errorf("default experiment: %w", err)
+		}
+		cfgs[i] = cfg
+		for s := 0; s < seeds; s++ {
+			jobs = append(jobs, job{cfg: cfg, prog: prog, seed: cfg.Sim.Seed + uint64(s)})
+		}
+	}
+	all, err := runJobs(env, jobs)
+	if err != nil {
+		return nil, fmt.Errorf("default experiment: %w", err)
+	}
+	runs := make([][]sim.Result, len(entries))
+	for i := range entries {
+		runs[i] = all[i*seeds : (i+1)*seeds]
+	}
+
+	t := results.NewTable("workloads", "Every workload over the seeds", "workload", "kind", "class", "cores", "runs",
+		"mean cycles", "mean instructions", "buggy runs", "outcomes")
+	var text strings.Builder
+	tw := tabwriter.NewWriter(&text, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKLOAD\tCLASS\tCORES\tRUNS\tMEAN CYCLES\tMEAN INSTRS\tOUTCOMES")
+	var instrs uint64
+	for i, rs := range runs {
+		var cyc, ins float64
+		buggy := 0
+		for _, r := range rs {
+			cyc += float64(r.Cycles)
+			ins += float64(r.Instructions)
+			instrs += r.Instructions
+			if r.Outcome != "pass" {
+				buggy++
+			}
+		}
+		n := float64(len(rs))
+		var outs []string
+		for _, c := range sim.CountOutcomes(rs) {
+			outs = append(outs, fmt.Sprintf("%s %d", c.Outcome, c.Count))
+		}
+		en := entries[i]
+		t.AddRow(en.Name, en.Kind.String(), en.Class, cfgs[i].Machine.Cores, len(rs), cyc/n, ins/n, buggy, strings.Join(outs, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%s\n", en.Name, en.Class, cfgs[i].Machine.Cores, len(rs), cyc/n, ins/n, strings.Join(outs, ", "))
+	}
+	if err := tw.Flush(); err != nil {
+		return nil, err
+	}
+
+	groups, groupOf := workloadGroups(entries)
+	outcomes := []string{"pass", "wrong_output", "hang", "error", "assert", "crash"}
+	share := make([]results.Series, len(outcomes))
+	runsIn := make([]float64, len(groups))
+	for i, rs := range runs {
+		runsIn[groupOf[i]] += float64(len(rs))
+	}
+	shareData := results.NewTable("outcomes", "Share of runs per outcome, by workload group", append([]string{"group"}, outcomes...)...)
+	for k, o := range outcomes {
+		share[k] = results.Series{Name: o, Values: make([]float64, len(groups))}
+		for i, rs := range runs {
+			for _, r := range rs {
+				if r.Outcome == o {
+					share[k].Values[groupOf[i]] += 1 / runsIn[groupOf[i]]
+				}
+			}
+		}
+	}
+	buckets := []string{"busy", "mem_stall", "lock_wait", "barrier_wait", "cond_wait", "join_wait", "idle"}
+	breakdown := make([]results.Series, len(buckets))
+	for k, b := range buckets {
+		breakdown[k] = results.Series{Name: b, Values: make([]float64, len(groups))}
+	}
+	totals := make([]float64, len(groups))
+	for i, rs := range runs {
+		g := groupOf[i]
+		for _, r := range rs {
+			for _, c := range r.Breakdown {
+				for k, v := range []uint64{c.Busy, c.MemStall, c.LockWait, c.BarrierWait, c.CondWait, c.JoinWait, c.Idle} {
+					breakdown[k].Values[g] += float64(v)
+					totals[g] += float64(v)
+				}
+			}
+		}
+	}
+	breakdownData := results.NewTable("breakdown", "Share of core cycles per class, by workload group", append([]string{"group"}, buckets...)...)
+	for g := range groups {
+		srow := []any{groups[g]}
+		for k := range outcomes {
+			srow = append(srow, share[k].Values[g])
+		}
+		shareData.AddRow(srow...)
+		brow := []any{groups[g]}
+		for k := range breakdown {
+			if totals[g] > 0 {
+				breakdown[k].Values[g] /= totals[g]
+			}
+			brow = append(brow, breakdown[k].Values[g])
+		}
+		breakdownData.AddRow(brow...)
+	}
+	sec := Section{
+		Tables: []*results.Table{t},
+		Plots: []Plot{
+			{Name: "outcomes", Caption: "Outcomes over seeds, by workload group", Data: shareData, Draw: func(path string) error {
+				return results.StackedBar("Outcomes over seeds", "share of runs", groups, share, path)
+			}},
+			{Name: "breakdown", Caption: "Where the cores' cycles went, by workload group", Data: breakdownData, Draw: func(path string) error {
+				return results.StackedBar("Cycle breakdown (all cores)", "share of core cycles", groups, breakdown, path)
+			}},
+		},
+	}
+	return &Report{
+		Name:  "default",
+		Title: "weft default experiment",
+		Intro: fmt.Sprintf(`Every workload in the registry — the bug kernels of the five papers, the
+correct kernels and the synthetic profiles — over seeds %d..%d on the default
+machine (each kernel's .cores raises machine.cores where it needs more).
+Later issues add the detector × bug matrix and the hardware overheads here.`, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1),
+		Sections:     []Section{sec},
+		Configs:      []NamedConfig{{Name: "default", Config: base}},
+		Seeds:        fmt.Sprintf("%d..%d for every workload", base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1),
+		Command:      "weft   # or: weft reproduce default",
+		Summary:      text.String(),
+		Instructions: instrs,
+	}, nil
+}

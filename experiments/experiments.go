@@ -1,0 +1,117 @@
+// Package experiments holds the reproductions: one file per paper (and one
+// for weft's own machine studies) with the runs and analysis that rebuild
+// its tables and figures, a registry to run them by name, and the report
+// writer (NAME.md, one CSV per table or figure under NAME/, plots).
+package experiments
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"weft/configs"
+	"weft/results"
+)
+
+// Experiment is one reproduction.
+type Experiment struct {
+	// Name is what `weft reproduce NAME` takes.
+	Name string
+	// Title is the report's heading.
+	Title string
+	// Paper names the paper reproduced ("" for weft's own studies).
+	Paper string
+	// Run performs the runs and builds the report.
+	Run func(env Env) (*Report, error)
+}
+
+// Env is what an experiment runs with.
+type Env struct {
+	// Workers is the number of runs in flight (0: one per host CPU).
+	Workers int
+	// Seeds overrides the experiment's runs per point (0: its default).
+	Seeds int
+	// Quick trims the experiment (fewer workloads and points) for tests;
+	// it never changes what a run computes.
+	Quick bool
+	// Progress, when set, is told runs done out of total.
+	Progress func(done, total int)
+}
+
+// seeds returns the runs per point: env.Seeds or the experiment's default.
+func (e Env) seeds(def int) int {
+	if e.Seeds > 0 {
+		return e.Seeds
+	}
+	return def
+}
+
+// Report is an experiment's output, written by Write.
+type Report struct {
+	Name  string
+	Title string
+	// Intro says what the experiment reproduces and how.
+	Intro string
+	// Sections hold the tables and plots.
+	Sections []Section
+	// Configs are the exact machine configurations the runs used.
+	Configs []NamedConfig
+	// Seeds says which seeds each point ran.
+	Seeds string
+	// Command reruns the experiment.
+	Command string
+	// Summary is a short text for the terminal.
+	Summary string
+	// Instructions is the number of simulated instructions the runs took,
+	// for the host-speed line.
+	Instructions uint64
+}
+
+// Section is one part of a report: text, tables and plots.
+type Section struct {
+	Heading string
+	Text    string
+	Tables  []*results.Table
+	Plots   []Plot
+	// Comment is the honest comment on differences from the paper.
+	Comment string
+}
+
+// Plot is one figure: Draw writes path.png and path.svg; Data, when set,
+// is saved as the figure's CSV.
+type Plot struct {
+	Name    string
+	Caption string
+	Draw    func(path string) error
+	Data    *results.Table
+}
+
+// NamedConfig is one configuration used by an experiment.
+type NamedConfig struct {
+	Name   string
+	Config configs.Config
+}
+
+// List returns every experiment, sorted by name.
+func List() []Experiment {
+	es := []Experiment{
+		defaultExperiment(),
+		machineScaling(),
+		machineCache(),
+		bugabooTable5(),
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
+	return es
+}
+
+// Lookup returns the named experiment.
+func Lookup(name string) (Experiment, error) {
+	var names []string
+	for _, e := range List() {
+		if e.Name == name {
+			return e, nil
+		}
+		names = append(names, e.Name)
+	}
+	return Experiment{}, fmt.Errorf("unknown experiment %q (known: %s)", name, strings.Join(names, ", "))
+}

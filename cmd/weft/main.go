@@ -8,6 +8,8 @@
 //	weft                      run the demo batch (every workload, 20 seeds each)
 //	weft run ...              run a kernel or program once or many times
 //	weft asm FILE.s           assemble and print the disassembly
+//	weft sweep FILE ...       run a sweep (axes × workloads × seeds)
+//	weft merge DIR... --out DIR  join a sweep's shards
 //	weft trace ... -o FILE    record a run's events to a trace file
 //	weft trace --text FILE    print a trace file's events
 //	weft list [--json]        list the workloads
@@ -53,6 +55,8 @@ func commands() []command {
 	return []command{
 		{"run", "run a kernel or program (one run, or a batch of seeds)", cmdRun},
 		{"asm", "assemble a program and print its disassembly", cmdAsm},
+		{"sweep", "run a sweep of configs and workloads, resumable and shardable", cmdSweep},
+		{"merge", "join the shards of a sweep and write its report", cmdMerge},
 		{"trace", "record a run's events to a trace file, or print one (--text)", cmdTrace},
 		{"list", "list the workloads in the registry", cmdList},
 		{"config", "show a fully resolved config, or list the presets", cmdConfig},

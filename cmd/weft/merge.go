@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"weft/sim"
+)
+
+// cmdMerge is `weft merge DIR... --out DIR [--partial]`.
+func cmdMerge(e env, args []string) error {
+	fs := newFlagSet("merge", "weft merge DIR... --out DIR [--partial]",
+		`Joins the directories of a sweep's shards (weft sweep --shard I/N) into
+one sweep directory and writes its report, as if the sweep had run whole:
+runs.jsonl sorted by point and run (byte for byte what an unsharded run
+writes), sweep.csv/.md/.json, plots/ and report.md.
+
+Every DIR must hold the same sweep (the same spec and resolved base config)
+and only whole lines; a run found in several DIRs must be identical in each,
+otherwise the error names the point and run. --out may be a new directory,
+one of the inputs, or a directory holding the same sweep (its runs join).
+
+A run missing from every DIR is an error naming it (merge every shard, or
+rerun an interrupted one: its weft sweep command resumes it). With
+--partial, weft merges what there is, warns on stderr, and the report
+leaves out the points without runs.`)
+	out := fs.String("out", "", "the merged sweep `DIR` (required)")
+	partial := fs.Bool("partial", false, "merge even if runs are missing (warn, and report only the points with runs)")
+	pos, err := fs.parse(e, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef(fs.shortUsage, "merge: want at least one sweep directory")
+	}
+	if *out == "" {
+		return usagef(fs.shortUsage, "merge: --out DIR is required")
+	}
+	plan, st, err := sim.MergeSweeps(pos, *out, *partial)
+	if err != nil {
+		return err
+	}
+	if !st.Complete() {
+		list := strings.Join(st.Missing, ", ")
+		if st.Total-st.Runs > len(st.Missing) {
+			list += ", …"
+		}
+		fmt.Fprintf(e.stderr, "weft: merge: warning: %d of %d runs are missing (%s); the report covers the points with runs\n",
+			st.Total-st.Runs, st.Total, list)
+	}
+	fmt.Fprintf(e.stdout, "merged %d directories into %s: sweep %s, %d of %d runs", len(pos), *out, plan.Hash, st.Runs, st.Total)
+	if st.Duplicates > 0 {
+		fmt.Fprintf(e.stdout, " (%d identical duplicates)", st.Duplicates)
+	}
+	fmt.Fprintln(e.stdout)
+	return sweepReport(e, plan, *out, "weft merge "+shellArgs(args))
+}

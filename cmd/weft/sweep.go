@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"weft/experiments"
+	"weft/sim"
+)
+
+// cmdSweep is `weft sweep FILE [--out DIR] [--workers N] [--shard I/N] [--quiet]`.
+func cmdSweep(e env, args []string) error {
+	fs := newFlagSet("sweep", "weft sweep FILE [--out DIR] [--workers N] [--shard I/N] [--quiet]",
+		`Runs the sweep in FILE (TOML: base, runs, seed, out, set, [[axis]] key and
+values, [[workload]] name and params; see the README): every point of the
+cross product of the axes' values and the workloads, seeds SEED..SEED+RUNS-1
+each. Every point is checked before anything runs; a bad key or value is an
+error naming the file, line and axis.
+
+Runs go in parallel across host cores with a progress bar on stderr (points
+done, runs done, ETA). Each finished run is appended to DIR/runs.jsonl as one
+JSON line: the run's record as weft run --json prints it, after "point",
+"run" and "axes". DIR is --out, else the file's out, else the directory of
+FILE when FILE is a sweep directory's own sweep.toml, else
+weft-out/sweep-NAME.
+
+Running the same sweep again resumes it: finished runs are kept, a
+half-written last line (a killed sweep) is cut and its run redone. A DIR
+holding a different sweep is refused. When every run is done, runs.jsonl is
+rewritten sorted by point and run (the same bytes whatever --workers or the
+order runs finished) and the report is written: sweep.csv/.md/.json (mean
+and 95% CI over seeds per point), plots/ and report.md.
+
+--shard I/N runs only the points whose number modulo N is I (0 ≤ I < N),
+for spreading a sweep over a batch system; join the shards' directories with
+weft merge.`)
+	out := fs.String("out", "", "output `DIR` (default: the sweep's out, else weft-out/sweep-NAME)")
+	workers := fs.Int("workers", 0, "runs in flight at once (`N`; 0: one per host CPU); results do not depend on it")
+	shardText := fs.String("shard", "", "run only shard `I/N`: the points whose number modulo N is I")
+	quiet := fs.Bool("quiet", false, "no progress bar and no notes on stderr")
+	pos, err := fs.parse(e, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef(fs.shortUsage, "sweep: want one sweep FILE, got %d arguments", len(pos))
+	}
+	if *workers < 0 {
+		return usagef(fs.shortUsage, "sweep: --workers must be at least 0, got %d", *workers)
+	}
+	shard, shards := 0, 1
+	if *shardText != "" {
+		if shard, shards, err = parseShard(*shardText); err != nil {
+			return usagef(fs.shortUsage, "sweep: --shard %s: %v", *shardText, err)
+		}
+	}
+	file := pos[0]
+	plan, err := sim.LoadSweepPlan(file)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = plan.Sweep.Out
+	}
+	if dir == "" && filepath.Base(file) == sim.SweepSpecFile && plan.Sweep.Base == sim.SweepBaseFile {
+		dir = filepath.Dir(file) // a sweep directory's own spec: resume it there
+	}
+	if dir == "" {
+		dir = filepath.Join("weft-out", "sweep-"+strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)))
+	}
+	if !*quiet {
+		for _, n := range plan.Notes {
+			fmt.Fprintln(e.stderr, n)
+		}
+	}
+	nworkers := *workers
+	if nworkers == 0 {
+		nworkers = runtime.GOMAXPROCS(0)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	bar := &sweepBar{e: e, off: *quiet}
+	start := time.Now()
+	st, err := sim.RunSweep(ctx, plan, sim.SweepOptions{
+		Dir: dir, Workers: *workers, Shard: shard, Shards: shards, Progress: bar.update,
+	})
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	host := time.Since(start)
+
+	fmt.Fprintf(e.stdout, "sweep %s (%s): %d points × %d runs = %d runs\n", file, plan.Hash, len(plan.Points), plan.Sweep.Runs, plan.Runs())
+	what := "ran"
+	if shards > 1 {
+		what = fmt.Sprintf("shard %d/%d: %d points, ran", shard, shards, st.Points)
+	}
+	fmt.Fprintf(e.stdout, "%s %d runs (%d already done", what, st.Computed, st.Resumed)
+	if st.Repaired {
+		fmt.Fprint(e.stdout, "; a half-written line from an interrupted run was cut and redone")
+	}
+	fmt.Fprintf(e.stdout, ") in %s on %d workers\n", host.Round(time.Millisecond), min(nworkers, max(st.Computed, 1)))
+	if !st.Complete {
+		fmt.Fprintf(e.stdout, "wrote %s; when every shard is done, join them with: weft merge DIR... --out DIR\n", filepath.Join(dir, sim.SweepRunsFile))
+		return nil
+	}
+	return sweepReport(e, plan, dir, "weft sweep "+shellArgs(args))
+}
+
+// sweepReport writes the report of the finished sweep in dir and prints
+// its per-point summary.
+func sweepReport(e env, plan *sim.SweepPlan, dir, command string) error {
+	runs, err := sim.ReadSweepRuns(dir)
+	if err != nil {
+		return err
+	}
+	rep, err := experiments.WriteSweepReport(plan, runs, dir, command)
+	if err != nil {
+		return err
+	}
+	printSweepTable(e.stdout, plan, rep)
+	fmt.Fprintf(e.stdout, "\nwrote %s: runs.jsonl, sweep.csv/.md/.json, %d plots in plots/, report.md\n", dir, len(rep.Plots))
+	return nil
+}
+
+// printSweepTable prints the headline columns of the report's per-point
+// table.
+func printSweepTable(w io.Writer, plan *sim.SweepPlan, rep *experiments.SweepReport) {
+	t := rep.Table
+	cols := []string{"point"}
+	for _, a := range plan.Sweep.Axes {
+		cols = append(cols, a.Key)
+	}
+	cols = append(cols, "workload", "cycles_mean", "cycles_ci95", "ipc_mean", "l1_miss_rate_mean", "bus_utilization_mean")
+	head := append([]string{}, cols...)
+	for i, c := range head {
+		head[i] = strings.TrimSuffix(c, "_mean")
+	}
+	head = append(head, "outcomes")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, row := range t.Rows {
+		var cells []string
+		for _, c := range cols {
+			i, ok := t.Column(c)
+			if !ok {
+				cells = append(cells, "")
+				continue
+			}
+			cells = append(cells, formatSweepCell(c, row[i]))
+		}
+		var outs []string
+		for _, o := range []string{"pass", "wrong_output", "hang", "error", "assert", "crash"} {
+			if i, ok := t.Column(o); ok {
+				if n, _ := row[i].(float64); n > 0 {
+					outs = append(outs, fmt.Sprintf("%d %s", int(n), o))
+				}
+			}
+		}
+		cells = append(cells, strings.Join(outs, ", "))
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+}
+
+// formatSweepCell prints one cell of the summary: rates as percentages,
+// cycles whole, IPC to three places.
+func formatSweepCell(col string, v any) string {
+	x, ok := v.(float64)
+	if !ok {
+		return fmt.Sprint(v)
+	}
+	switch col {
+	case "cycles_mean":
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case "cycles_ci95":
+		return "±" + strconv.FormatFloat(x, 'f', 0, 64)
+	case "ipc_mean":
+		return strconv.FormatFloat(x, 'f', 3, 64)
+	case "l1_miss_rate_mean", "bus_utilization_mean":
+		return pct(x)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// parseShard parses "I/N" with 0 ≤ I < N.
+func parseShard(s string) (int, int, error) {
+	is, ns, ok := strings.Cut(s, "/")
+	if !ok {
+		return 0, 0, fmt.Errorf("want I/N, e.g. 0/4")
+	}
+	i, err1 := strconv.Atoi(strings.TrimSpace(is))
+	n, err2 := strconv.Atoi(strings.TrimSpace(ns))
+	switch {
+	case err1 != nil || err2 != nil:
+		return 0, 0, fmt.Errorf("want I/N with integers I and N, e.g. 0/4")
+	case n < 1:
+		return 0, 0, fmt.Errorf("N must be at least 1, got %d", n)
+	case i < 0 || i >= n:
+		return 0, 0, fmt.Errorf("I must be from 0 to N-1 = %d, got %d", n-1, i)
+	}
+	return i, n, nil
+}
+
+// shellArgs quotes args for a POSIX shell and joins them with spaces.
+func shellArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// sweepBar is the progress bar of a sweep: the runs done of those left to
+// do (with the ETA), after the points done and the runs resumed. It appears on the first
+// progress report when stderr is a terminal and there is work to do.
+type sweepBar struct {
+	e       env
+	off     bool
+	started bool
+	bar     *progress // nil: no bar
+}
+
+// update is the sweep's progress callback.
+func (b *sweepBar) update(p sim.SweepProgress) {
+	if !b.started {
+		b.started = true
+		b.bar = newProgress(b.e, b.off, p.Runs-p.Resumed, "sweep")
+	}
+	if b.bar == nil {
+		return
+	}
+	desc := fmt.Sprintf("sweep: points %d/%d, runs", p.PointsDone, p.Points)
+	if p.Resumed > 0 {
+		desc = fmt.Sprintf("sweep: points %d/%d (%d runs resumed), runs", p.PointsDone, p.Points, p.Resumed)
+	}
+	b.bar.bar.Describe(desc)
+	b.bar.done(p.RunsDone - p.Resumed)
+}
+
+// finish removes the bar.
+func (b *sweepBar) finish() { b.bar.finish() }

@@ -1,0 +1,220 @@
+package experiments_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"weft/configs"
+	"weft/experiments"
+	"weft/results"
+	"weft/sim"
+)
+
+// fakePlan is a plan with a categorical axis ("mode", not a config key: the
+// report needs only the axes and points), a numeric axis and two workloads,
+// and three runs per point with known metrics.
+func fakePlan() (*sim.SweepPlan, []sim.SweepRun) {
+	s := configs.Sweep{File: "fake.toml", Runs: 3, Seed: 1,
+		Axes: []configs.Axis{
+			{Key: "mode", Values: []any{"slow", "fast"}},
+			{Key: "machine.cores", Values: []any{int64(4), int64(2)}},
+		},
+		Workloads: []configs.SweepWorkload{{Name: "fft"}, {Name: "lu"}},
+	}
+	plan := &sim.SweepPlan{Sweep: s, Base: configs.Default(), Hash: "0123456789abcdef"}
+	var runs []sim.SweepRun
+	for p := range 8 {
+		mode := s.Axes[0].Values[p/4]
+		cores := s.Axes[1].Values[p/2%2]
+		w := s.Workloads[p%2].Name
+		axes := sim.AxisValues{{Key: "mode", Value: mode}, {Key: "machine.cores", Value: cores}}
+		plan.Points = append(plan.Points, sim.SweepPoint{Index: p, Axes: axes, Workload: w, WorkloadIndex: p % 2, Config: configs.Default()})
+		for r := range 3 {
+			outcome := "pass"
+			if p == 3 && r == 2 {
+				outcome = "hang"
+			}
+			runs = append(runs, sim.SweepRun{Point: p, Run: r, Axes: axes, Result: sim.Result{
+				Workload: w, Seed: uint64(1 + r), Outcome: outcome,
+				Cycles: uint64(1000*(p+1) + 10*r),
+				Stats: sim.Stats{{Name: "ipc", Value: 1 + 0.1*float64(r)}, {Name: "l1_miss_rate", Value: 0.01 * float64(p+1)},
+					{Name: "bus_utilization", Value: 0.5}},
+			}})
+		}
+	}
+	return plan, runs
+}
+
+// nonEmpty fails unless path exists and is not empty.
+func nonEmpty(t *testing.T, path string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	if fi.Size() == 0 {
+		t.Errorf("%s is empty", path)
+	}
+}
+
+func TestSweepReport(t *testing.T) {
+	plan, runs := fakePlan()
+	dir := t.TempDir()
+	rep, err := experiments.WriteSweepReport(plan, runs, dir, "weft sweep fake.toml --out x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Missing != 0 || len(rep.Table.Rows) != 8 {
+		t.Fatalf("missing %d, %d rows", rep.Missing, len(rep.Table.Rows))
+	}
+
+	// The table, in all three formats; CSV reads back to the same numbers.
+	for _, ext := range []string{"csv", "md", "json"} {
+		nonEmpty(t, filepath.Join(dir, "sweep."+ext))
+	}
+	f, err := os.Open(filepath.Join(dir, "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tab, err := results.ReadCSV("sweep", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCols := "point,mode,machine.cores,workload,runs,cycles_mean,cycles_ci95,ipc_mean,ipc_ci95,l1_miss_rate_mean,l1_miss_rate_ci95,bus_utilization_mean,bus_utilization_ci95,pass,wrong_output,hang,error,assert,crash"
+	if got := strings.Join(tab.Columns, ","); got != wantCols {
+		t.Errorf("columns\n%s\nwant\n%s", got, wantCols)
+	}
+	col := func(name string) int {
+		i, ok := tab.Column(name)
+		if !ok {
+			t.Fatalf("no column %s", name)
+		}
+		return i
+	}
+	row := tab.Rows[3] // point 3: slow, cores 2, lu; cycles 4000, 4010, 4020
+	if row[col("mode")] != "slow" || row[col("machine.cores")] != 2.0 || row[col("workload")] != "lu" || row[col("runs")] != 3.0 {
+		t.Errorf("row 3: %v", row)
+	}
+	if m := row[col("cycles_mean")].(float64); m != 4010 {
+		t.Errorf("cycles_mean %v, want 4010", m)
+	}
+	// 95% CI of {4000, 4010, 4020}: t(0.975, 2) · 10 / √3.
+	if ci := row[col("cycles_ci95")].(float64); math.Abs(ci-4.302652729911275*10/math.Sqrt(3)) > 1e-6 {
+		t.Errorf("cycles_ci95 %v", ci)
+	}
+	if row[col("pass")] != 2.0 || row[col("hang")] != 1.0 || row[col("crash")] != 0.0 {
+		t.Errorf("outcome counts: pass %v hang %v crash %v", row[col("pass")], row[col("hang")], row[col("crash")])
+	}
+
+	// A line plot per metric against the numeric axis, a grouped bar plot
+	// per metric for the categorical one; every file non-empty.
+	want := map[string]bool{}
+	for _, m := range []string{"cycles", "ipc", "l1_miss_rate", "bus_utilization"} {
+		want[filepath.Join("plots", m+"-vs-machine.cores")] = true
+		want[filepath.Join("plots", m+"-by-mode")] = true
+	}
+	if len(rep.Plots) != len(want) {
+		t.Errorf("plots %v", rep.Plots)
+	}
+	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Plots {
+		if !want[p] {
+			t.Errorf("unexpected plot %s", p)
+		}
+		nonEmpty(t, filepath.Join(dir, p+".png"))
+		nonEmpty(t, filepath.Join(dir, p+".svg"))
+		if !strings.Contains(string(report), "("+filepath.ToSlash(p)+".png)") {
+			t.Errorf("report.md does not link %s.png", p)
+		}
+	}
+	for _, s := range []string{"weft sweep fake.toml --out x", "8 points × 3 runs", "`mode` = \"slow\", \"fast\"", "| lu |"} {
+		if !strings.Contains(string(report), s) {
+			t.Errorf("report.md lacks %q", s)
+		}
+	}
+}
+
+func TestSweepReportPartialAndNoAxes(t *testing.T) {
+	plan, runs := fakePlan()
+	// Drop the runs of point 5: the table and plots leave it out.
+	var kept []sim.SweepRun
+	for _, r := range runs {
+		if r.Point != 5 {
+			kept = append(kept, r)
+		}
+	}
+	dir := t.TempDir()
+	rep, err := experiments.WriteSweepReport(plan, kept, dir, "weft merge a b --out c --partial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Missing != 1 || len(rep.Table.Rows) != 7 {
+		t.Errorf("partial: missing %d, %d rows", rep.Missing, len(rep.Table.Rows))
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(report), "**Partial:** 1 of 8 points") {
+		t.Error("report.md does not say it is partial")
+	}
+
+	// No axes: a bar plot per metric across the workloads.
+	plan.Sweep.Axes = nil
+	plan.Points = plan.Points[:2]
+	for i := range plan.Points {
+		plan.Points[i].Axes = nil
+	}
+	dir = t.TempDir()
+	rep, err = experiments.WriteSweepReport(plan, runs[:6], dir, "weft sweep w.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Plots) != 4 || rep.Plots[0] != filepath.Join("plots", "cycles-by-workload") {
+		t.Errorf("no axes: plots %v", rep.Plots)
+	}
+	for _, p := range rep.Plots {
+		nonEmpty(t, filepath.Join(dir, p+".png"))
+		nonEmpty(t, filepath.Join(dir, p+".svg"))
+	}
+}
+
+// TestSweepReportOfARun reports a real (tiny) sweep end to end.
+func TestSweepReportOfARun(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "tiny.toml")
+	text := "runs = 2\n[[axis]]\nkey = \"cache.l1.size_bytes\"\nvalues = [4096, 32768]\n" +
+		"[[workload]]\nname = \"canneal\"\nparams = { ops_per_thread = 300 }\n[[workload]]\nname = \"counter-locked\"\n"
+	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := sim.LoadSweepPlan(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := sim.RunSweep(context.Background(), plan, sim.SweepOptions{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := sim.ReadSweepRuns(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := experiments.WriteSweepReport(plan, runs, dir, "weft sweep tiny.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Table.Rows) != 4 || len(rep.Plots) != 4 {
+		t.Fatalf("%d rows, plots %v", len(rep.Table.Rows), rep.Plots)
+	}
+	i, _ := rep.Table.Column("cycles_mean")
+	want := float64(runs[0].Cycles+runs[1].Cycles) / 2
+	if got := rep.Table.Rows[0][i].(float64); got != want {
+		t.Errorf("point 0 cycles_mean %v, want %v", got, want)
+	}
+}

@@ -5,11 +5,12 @@
 //
 // Usage:
 //
-//	weft                      run the demo batch (every workload, 20 seeds each)
+//	weft                      run the default experiment (every workload, 20 seeds each)
 //	weft run ...              run a kernel or program once or many times
 //	weft asm FILE.s           assemble and print the disassembly
 //	weft sweep FILE ...       run a sweep (axes × workloads × seeds)
 //	weft merge DIR... --out DIR  join a sweep's shards
+//	weft reproduce NAME|all   rebuild a paper's tables and figures
 //	weft trace ... -o FILE    record a run's events to a trace file
 //	weft trace --text FILE    print a trace file's events
 //	weft list [--json]        list the workloads
@@ -29,6 +30,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"weft/experiments"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -57,6 +60,7 @@ func commands() []command {
 		{"asm", "assemble a program and print its disassembly", cmdAsm},
 		{"sweep", "run a sweep of configs and workloads, resumable and shardable", cmdSweep},
 		{"merge", "join the shards of a sweep and write its report", cmdMerge},
+		{"reproduce", "rebuild a paper's tables and figures (or all of them)", cmdReproduce},
 		{"trace", "record a run's events to a trace file, or print one (--text)", cmdTrace},
 		{"list", "list the workloads in the registry", cmdList},
 		{"config", "show a fully resolved config, or list the presets", cmdConfig},
@@ -99,17 +103,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitStatus(e, c.run(e, args[1:]))
 }
 
-// defaultExperiment is what weft runs with no arguments. It is the demo
-// batch for now; the full default experiment (DESIGN.md §8) replaces it
-// here.
-func defaultExperiment(e env) error { return runDemo(e, demoSeeds, "weft-out") }
+// defaultExperiment is what weft runs with no arguments: the default
+// experiment on embedded defaults, printed as a summary table and written
+// to weft-out/report.md with its plots.
+func defaultExperiment(e env) error { return runDefault(e, experiments.Env{}, "weft-out") }
+
+// runDefault runs the default experiment and writes dir/report.md.
+func runDefault(e env, xenv experiments.Env, dir string) error {
+	x, err := experiments.Lookup("default")
+	if err != nil {
+		return err
+	}
+	if _, err := runExperiment(e, x, xenv, dir, "report", false); err != nil {
+		return err
+	}
+	fmt.Fprint(e.stdout, "\nnext: weft list; weft run -w NAME --runs 100; weft reproduce --list; weft help\n")
+	return nil
+}
 
 // printUsage writes weft's top-level usage to w.
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, `weft: a discrete-event simulator of a small shared-memory multicore
 
 usage:
-  weft                  run the demo: every workload, 20 seeds each, on the default machine
+  weft                  run the default experiment: every workload, 20 seeds each, on the
+                        default machine; writes weft-out/report.md with plots
   weft COMMAND [ARGS]   run a command
 
 commands:

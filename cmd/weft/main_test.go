@@ -13,6 +13,7 @@ import (
 
 	"weft/configs"
 	"weft/core"
+	"weft/experiments"
 	"weft/isa"
 	"weft/sim"
 	"weft/workloads"
@@ -538,28 +539,32 @@ func TestConfigShow(t *testing.T) {
 	}
 }
 
-func TestDemo(t *testing.T) {
+func TestDefaultExperiment(t *testing.T) {
 	var out, errb bytes.Buffer
 	dir := t.TempDir()
-	if err := runDemo(env{stdout: &out, stderr: &errb}, 2, dir); err != nil {
+	if err := runDefault(env{stdout: &out, stderr: &errb}, experiments.Env{Seeds: 2, Quick: true}, dir); err != nil {
 		t.Fatal(err)
 	}
 	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| mysql-binlog | atomicity | 2 |", "![outcomes](outcomes.png)", "![cycle breakdown](breakdown.png)", "[cache.l1]"} {
+	for _, want := range []string{"![Outcomes over seeds, by workload group](report/outcomes.png)", "(report/breakdown.png)", "[cache.l1]", "report/workloads.csv"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
 	}
-	for _, f := range []string{"outcomes.png", "outcomes.svg", "breakdown.png", "breakdown.svg"} {
-		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() < 1000 {
-			t.Errorf("plot %s missing or tiny: %v", f, err)
+	for _, f := range []string{"outcomes.png", "outcomes.svg", "breakdown.png", "breakdown.svg", "workloads.csv", "outcomes.csv"} {
+		if st, err := os.Stat(filepath.Join(dir, "report", f)); err != nil || st.Size() < 100 {
+			t.Errorf("%s missing or tiny: %v", f, err)
 		}
 	}
-	for _, w := range workloads.List() {
-		prog, err := workloads.Program(w.Name)
+	// Quick mode takes every eighth workload of the registry.
+	for i, w := range workloads.List() {
+		if i%8 != 0 {
+			continue
+		}
+		prog, err := workloads.ProgramFor(w.Name, configs.Default().Machine.Cores)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -574,11 +579,37 @@ func TestDemo(t *testing.T) {
 		}
 		re := fmt.Sprintf(`(?m)^%s +%s +%d +2 +%.1f `, regexp.QuoteMeta(w.Name), regexp.QuoteMeta(w.Class), cfg.Machine.Cores, cycles/2)
 		if !regexp.MustCompile(re).MatchString(out.String()) {
-			t.Errorf("demo table lacks a row matching %s:\n%s", re, out.String())
+			t.Errorf("summary table lacks a row matching %s:\n%s", re, out.String())
 		}
 	}
 	if !strings.Contains(out.String(), "simulated instructions/s") {
-		t.Errorf("demo lacks the host speed line:\n%s", out.String())
+		t.Errorf("no host speed line:\n%s", out.String())
+	}
+}
+
+func TestReproduce(t *testing.T) {
+	list, _ := mustWeft(t, "reproduce", "--list")
+	for _, x := range experiments.List() {
+		if !strings.Contains(list, x.Name) {
+			t.Errorf("reproduce --list lacks %s:\n%s", x.Name, list)
+		}
+	}
+	dir := t.TempDir()
+	out, _ := mustWeft(t, "reproduce", "bugaboo-table5", "--seeds", "1", "--out", dir, "--quiet")
+	if !strings.Contains(out, filepath.Join(dir, "bugaboo-table5.md")) {
+		t.Errorf("output does not name the report:\n%s", out)
+	}
+	for _, f := range []string{"bugaboo-table5.md", "bugaboo-table5/table5.csv", "bugaboo-table5/table5-read-misses.png", "bugaboo-table5/table5-read-misses.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	var o, e bytes.Buffer
+	if code := run([]string{"reproduce", "nope"}, &o, &e); code != 1 || !strings.Contains(e.String(), `unknown experiment "nope"`) {
+		t.Errorf("unknown experiment: exit %d, stderr %q", code, e.String())
+	}
+	if code := run([]string{"reproduce"}, &o, &e); code != 2 {
+		t.Errorf("reproduce with no name: exit %d", code)
 	}
 }
 

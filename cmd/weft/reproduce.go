@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"weft/experiments"
+)
+
+// cmdReproduce is `weft reproduce NAME|all|--list [--out DIR] ...`.
+func cmdReproduce(e env, args []string) error {
+	fs := newFlagSet("reproduce", "weft reproduce (NAME|all|--list) [--out DIR] [--seeds N] [--workers N] [--quiet]",
+		`Runs a reproduction (an experiment that rebuilds a paper's tables and
+figures, or one of weft's own machine studies) and writes DIR/NAME.md with
+its tables beside the paper's values, its plots, the exact configs and seeds
+and a comment on the differences, plus one CSV (and Markdown and JSON) per
+table or figure under DIR/NAME/. "all" runs every reproduction; --list names
+them.`)
+	list := fs.Bool("list", false, "list the reproductions and exit")
+	out := fs.String("out", "weft-out", "output `DIR`")
+	seeds := fs.Int("seeds", 0, "runs per point (0: each experiment's default)")
+	workers := fs.Int("workers", 0, "runs in flight (0: one per host CPU)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	pos, err := fs.parse(e, args)
+	if err != nil {
+		return err
+	}
+	if *list {
+		if len(pos) > 0 {
+			return usagef(fs.shortUsage, "reproduce: --list takes no experiment name")
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tPAPER\tTITLE")
+		for _, x := range experiments.List() {
+			paper := x.Paper
+			if paper == "" {
+				paper = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", x.Name, paper, x.Title)
+		}
+		return tw.Flush()
+	}
+	if len(pos) != 1 {
+		return usagef(fs.shortUsage, "reproduce: give one experiment name, all, or --list")
+	}
+	if *seeds < 0 || *workers < 0 {
+		return usagef(fs.shortUsage, "reproduce: --seeds and --workers must not be negative")
+	}
+	var todo []experiments.Experiment
+	if pos[0] == "all" {
+		todo = experiments.List()
+	} else {
+		x, err := experiments.Lookup(pos[0])
+		if err != nil {
+			return err
+		}
+		todo = []experiments.Experiment{x}
+	}
+	for _, x := range todo {
+		if _, err := runExperiment(e, x, experiments.Env{Seeds: *seeds, Workers: *workers}, *out, "", *quiet); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runExperiment runs x with a progress bar, writes its report as
+// dir/stem.md (stem "" is the experiment's name), and prints where it went
+// and the host speed. It returns the report.
+func runExperiment(e env, x experiments.Experiment, xenv experiments.Env, dir, stem string, quiet bool) (*experiments.Report, error) {
+	var bar *progress
+	xenv.Progress = func(done, total int) {
+		if bar == nil {
+			bar = newProgress(e, quiet, total, x.Name)
+		}
+		bar.done(done)
+	}
+	start := time.Now()
+	r, err := x.Run(xenv)
+	if bar != nil {
+		bar.finish()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reproduce %s: %w", x.Name, err)
+	}
+	host := time.Since(start)
+	path, err := experiments.Write(r, dir, stem)
+	if err != nil {
+		return nil, err
+	}
+	secs := max(host.Seconds(), 1e-9)
+	if strings.Contains(r.Summary, "\n") {
+		fmt.Fprintf(e.stdout, "%s\n\n%s\n", r.Title, strings.TrimRight(r.Summary, "\n"))
+	} else {
+		fmt.Fprintf(e.stdout, "%s: %s\n", x.Name, r.Summary)
+	}
+	fmt.Fprintf(e.stdout, "  report: %s\n  host: %d simulated instructions in %.2f s on %d host CPUs: %s simulated instructions/s\n",
+		path, r.Instructions, secs, runtime.GOMAXPROCS(0), si(float64(r.Instructions)/secs))
+	return r, nil
+}

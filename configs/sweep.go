@@ -40,6 +40,9 @@ type Sweep struct {
 	// File is the file the sweep was read from; a relative Base is resolved
 	// against its directory, and errors name it.
 	File string
+	// Name names the sweep in reports (the file's name without extension
+	// when not given).
+	Name string
 	// Base is the base config: a preset name or a config file ("default"
 	// when the file does not say).
 	Base string
@@ -162,7 +165,8 @@ func ParseSweep(file string, data []byte) (Sweep, error) {
 		return Sweep{}, &SweepError{File: file, Err: fmt.Errorf("invalid TOML: %w", err)}
 	}
 	p := &sweepParser{file: file, loc: locator{lines: strings.Split(text, "\n")}}
-	s := Sweep{File: file, Base: "default", Runs: 1, Seed: 1}
+	s := Sweep{File: file, Base: "default", Runs: 1, Seed: 1,
+		Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))}
 
 	// Top-level keys in document order, so the first error is the first in
 	// the file.
@@ -202,6 +206,12 @@ func ParseSweep(file string, data []byte) (Sweep, error) {
 				return Sweep{}, p.errf(line, "out", "want a directory, found %s", describe(v))
 			}
 			s.Out = str
+		case "name":
+			str, ok := v.(string)
+			if !ok || str == "" {
+				return Sweep{}, p.errf(line, "name", "want a name, found %s", describe(v))
+			}
+			s.Name = str
 		case "set":
 			sets, err := p.sets(line, v)
 			if err != nil {
@@ -579,6 +589,9 @@ func keyLine(line, key string) bool {
 // File and lines).
 func (s Sweep) TOML() string {
 	var b strings.Builder
+	if s.Name != "" {
+		fmt.Fprintf(&b, "name = %s\n", quote(s.Name))
+	}
 	if s.Base != "" {
 		fmt.Fprintf(&b, "base = %s\n", quote(s.Base))
 	}
@@ -658,12 +671,12 @@ func isPreset(name string) bool { return contains(PresetNames(), name) }
 
 // Hash identifies the sweep run on the resolved base config base (from
 // BaseConfig): the first 16 hex digits of the SHA-256 of its canonical form
-// without base, out and set, followed by base's TOML. Two sweeps with equal
+// without name, base, out and set, followed by base's TOML. Two sweeps with equal
 // hashes run the same points with the same seeds, wherever their files
 // live and whatever their output directories.
 func (s Sweep) Hash(base Config) string {
 	c := s
-	c.Base, c.Out, c.Set = "", "", nil
+	c.Name, c.Base, c.Out, c.Set = "", "", "", nil
 	sum := sha256.Sum256([]byte(c.TOML() + "\n# base config\n" + base.TOML()))
 	return hex.EncodeToString(sum[:])[:16]
 }

@@ -382,8 +382,7 @@ func barPlot(a configs.Axis, groups []*sweepSeries, mi int, m sweepMetric, path 
 func reportMarkdown(plan *sim.SweepPlan, rep *SweepReport, nruns int, command string) string {
 	s := plan.Sweep
 	var b strings.Builder
-	name := strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
-	fmt.Fprintf(&b, "# Sweep %s\n\n", name)
+	fmt.Fprintf(&b, "# Sweep %s\n\n", s.Name)
 	fmt.Fprintf(&b, "Made by:\n\n```sh\n%s\n```\n\n", command)
 	var axes []string
 	for _, a := range s.Axes {

@@ -161,6 +161,9 @@ func TestSweepShardMergeCommand(t *testing.T) {
 			t.Errorf("merged %s differs from the whole sweep's", f)
 		}
 	}
+	if rep := string(fileBytes(t, filepath.Join(merged, "report.md"))); !strings.HasPrefix(rep, "# Sweep cli\n") {
+		t.Errorf("merged report.md is not titled after the sweep file (cli.toml):\n%.200s", rep)
+	}
 	if rep := string(fileBytes(t, filepath.Join(merged, "report.md"))); !strings.Contains(rep, "weft merge "+shards[0]+" "+shards[1]+" --out "+merged) {
 		t.Errorf("merged report.md lacks the command:\n%.400s", rep)
 	}

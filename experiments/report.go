@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"weft/results"
+	"weft/internal/atomicfile"
 )
 
 // Write writes the report as dir/stem.md with its tables (CSV, Markdown and
@@ -77,7 +77,7 @@ func Write(r *Report, dir, stem string) (string, error) {
 		fmt.Fprintf(&b, "Config `%s` (hash `%s`):\n\n```toml\n%s```\n\n", c.Name, c.Config.Hash(), c.Config.TOML())
 	}
 	path := filepath.Join(dir, stem+".md")
-	if err := results.WriteFileAtomic(path, []byte(b.String())); err != nil {
+	if err := atomicfile.WriteFile(path, []byte(b.String())); err != nil {
 		return "", fmt.Errorf("report %s: %w", r.Name, err)
 	}
 	return path, nil

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"weft/internal/atomicfile"
+
 	"weft/configs"
 	"weft/results"
 	"weft/sim"
@@ -127,7 +129,7 @@ func WriteSweepReport(plan *sim.SweepPlan, runs []sim.SweepRun, dir, command str
 		return nil, fmt.Errorf("sweep report: %w", err)
 	}
 	rep.Plots = plots
-	if err := results.WriteFileAtomic(filepath.Join(dir, "report.md"), []byte(reportMarkdown(plan, rep, len(runs), command))); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "report.md"), []byte(reportMarkdown(plan, rep, len(runs), command))); err != nil {
 		return nil, fmt.Errorf("sweep report: %w", err)
 	}
 	return rep, nil

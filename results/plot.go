@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 
+	"weft/internal/atomicfile"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -358,7 +360,7 @@ func render(kind, title string, p *plot.Plot, w, h vg.Length, path string) error
 		}
 	}
 	for i, ext := range exts {
-		if err := WriteFileAtomic(path+"."+ext, imgs[i].Bytes()); err != nil {
+		if err := atomicfile.WriteFile(path+"."+ext, imgs[i].Bytes()); err != nil {
 			if i > 0 {
 				os.Remove(path + "." + exts[0])
 			}

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"weft/internal/atomicfile"
 )
 
 // WriteCSV writes the table as CSV: a header row of the column names, then
@@ -261,7 +263,7 @@ func (t *Table) Save(dir string) error {
 		ext   string
 		write func(io.Writer) error
 	}{{"csv", t.WriteCSV}, {"md", t.WriteMarkdown}, {"json", t.WriteJSON}} {
-		if err := WriteAtomic(filepath.Join(dir, t.Name+"."+f.ext), f.write); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, t.Name+"."+f.ext), f.write); err != nil {
 			return err
 		}
 	}

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 
+	"weft/internal/atomicfile"
+
 	"weft/configs"
 	"weft/isa"
 	"weft/workloads"
@@ -682,7 +684,7 @@ func writeRunsSorted(path string, lines map[runKey][]byte) error {
 		}
 		return keys[i].run < keys[j].run
 	})
-	return writeAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		for _, k := range keys {
 			if _, err := bw.Write(lines[k]); err != nil {
@@ -695,44 +697,10 @@ func writeRunsSorted(path string, lines map[runKey][]byte) error {
 
 // writeFileAtomic writes data to path whole or not at all.
 func writeFileAtomic(path string, data []byte) error {
-	return writeAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
-}
-
-// writeAtomic writes path through a temporary file beside it, renamed into
-// place when write succeeds. (results.WriteAtomic does the same; sim does
-// not import results.)
-func writeAtomic(path string, write func(w io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := write(tmp); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // ReadSweepRuns reads the runs of the sweep directory dir, sorted by

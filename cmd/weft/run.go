@@ -10,9 +10,10 @@ import (
 	"runtime/debug"
 	"time"
 
+	"weft/internal/atomicfile"
+
 	"weft/configs"
 	"weft/isa"
-	"weft/results"
 	"weft/sim"
 )
 
@@ -130,7 +131,7 @@ func writeOutDir(dir string, cfg configs.Config, prog *isa.Program, lines []byte
 		{"program.s", []byte(isa.Disassemble(prog))},
 	}
 	for _, f := range files {
-		if err := results.WriteFileAtomic(filepath.Join(dir, f.name), f.data); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.data); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}

@@ -10,10 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"weft/internal/atomicfile"
+
 	"weft/configs"
 	"weft/core"
 	"weft/isa"
-	"weft/results"
 	"weft/sim"
 )
 
@@ -99,7 +100,7 @@ truncated file is an error (exit status 1) after the events before it.`)
 // directory and renames it on success, so a failed run leaves no partial
 // trace. It returns the number of events written and the run's result.
 func writeTrace(tg target, path string) (n uint64, r sim.Result, err error) {
-	tmp, err := results.CreateAtomic(path)
+	tmp, err := atomicfile.Create(path)
 	if err != nil {
 		return 0, sim.Result{}, fmt.Errorf("write trace: %w", err)
 	}

@@ -1,4 +1,7 @@
-package results
+// Package atomicfile writes result files whole or not at all: a file is
+// written through a temporary file beside it and renamed into place, so a
+// failed or interrupted write never leaves a partial result behind.
+package atomicfile
 
 import (
 	"errors"
@@ -9,15 +12,15 @@ import (
 	"path/filepath"
 )
 
-// AtomicFile is a file that appears at its path only when committed, so a
+// File is a file that appears at its path only when committed, so a
 // failed or interrupted write never leaves a partial result behind.
-type AtomicFile struct {
+type File struct {
 	*os.File
 	path string
 }
 
-// CreateAtomic starts writing path through a temporary file beside it.
-func CreateAtomic(path string) (*AtomicFile, error) {
+// Create starts writing path through a temporary file beside it.
+func Create(path string) (*File, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		var pe *fs.PathError
@@ -26,11 +29,11 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 		}
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	return &AtomicFile{File: tmp, path: path}, nil
+	return &File{File: tmp, path: path}, nil
 }
 
 // Commit flushes the file and moves it to its path.
-func (f *AtomicFile) Commit() error {
+func (f *File) Commit() error {
 	if err := f.Sync(); err != nil {
 		f.Abort()
 		return fmt.Errorf("write %s: %w", f.path, err)
@@ -51,14 +54,14 @@ func (f *AtomicFile) Commit() error {
 }
 
 // Abort discards the file; its path is left as it was.
-func (f *AtomicFile) Abort() {
+func (f *File) Abort() {
 	f.Close()
 	os.Remove(f.Name())
 }
 
-// WriteAtomic writes path whole or not at all with write.
-func WriteAtomic(path string, write func(w io.Writer) error) error {
-	f, err := CreateAtomic(path)
+// Write writes path whole or not at all with write.
+func Write(path string, write func(w io.Writer) error) error {
+	f, err := Create(path)
 	if err != nil {
 		return err
 	}
@@ -69,9 +72,9 @@ func WriteAtomic(path string, write func(w io.Writer) error) error {
 	return f.Commit()
 }
 
-// WriteFileAtomic writes data to path whole or not at all.
-func WriteFileAtomic(path string, data []byte) error {
-	return WriteAtomic(path, func(w io.Writer) error {
+// WriteFile writes data to path whole or not at all.
+func WriteFile(path string, data []byte) error {
+	return Write(path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})

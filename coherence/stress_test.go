@@ -311,3 +311,17 @@ func TestTableUndefinedPairs(t *testing.T) {
 		t.Errorf("M on BusRd = %+v, want S with supply and writeback", tr)
 	}
 }
+
+// TestTableDrivesLocalTransitions: the local rows of the table decide the
+// transaction a miss issues. A write miss that issues BusRd (so sharers are
+// never invalidated) must break the single-writer invariant.
+func TestTableDrivesLocalTransitions(t *testing.T) {
+	saved := mesiTable[Invalid][LocalWrite]
+	mesiTable[Invalid][LocalWrite] = Transition{Next: Modified, Actions: ActBusRd, Defined: true}
+	defer func() { mesiTable[Invalid][LocalWrite] = saved }()
+	var msgs []string
+	runStress(t, 4, 2000, MetaLost, 5, func(msg string) { msgs = append(msgs, msg) })
+	if len(msgs) == 0 {
+		t.Fatal("the stress tester accepted write misses that invalidate nobody")
+	}
+}

@@ -260,6 +260,11 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 		s.wordShift++
 	}
 	s.metaBytes = (spec.MetaBits + 7) / 8
+	for c := range s.mru {
+		// Each core's hint starts at its own first frame, so a hint always
+		// names one of the core's frames and needs no range check.
+		s.mru[c] = c * sets * spec.Assoc
+	}
 	frames := spec.Cores * sets * spec.Assoc
 	st := &s.st
 	st.tags = make([]uint64, frames)
@@ -373,7 +378,7 @@ func (s *System) Lookup(c int, addr uint64, write bool) int {
 	line := addr >> s.lineShift
 	st := &s.st
 	f := s.mru[c]
-	if st.tags[f] != line || st.states[f] == Invalid || f/(s.sets*s.spec.Assoc) != c {
+	if st.tags[f] != line || st.states[f] == Invalid {
 		f = s.find(c, line)
 		if f < 0 {
 			return -1
@@ -393,7 +398,13 @@ func (s *System) Lookup(c int, addr uint64, write bool) int {
 func (s *System) Commit(c int, f int, write, count bool) {
 	st := &s.st
 	if write {
-		st.states[f] = Modified
+		tr := mesiTable[st.states[f]][LocalWrite]
+		if !tr.Defined || tr.Actions != 0 {
+			// Lookup only returns frames that can take the write now.
+			s.undefined(s.eng.Now(), c, st.tags[f], st.states[f], LocalWrite)
+			return
+		}
+		st.states[f] = tr.Next
 	}
 	if count {
 		if write {
@@ -516,6 +527,31 @@ func (s *System) xfer(bytes int) core.Cycle {
 	return core.Cycle((bytes + s.spec.BusWidth - 1) / s.spec.BusWidth)
 }
 
+// missKind reads from the MESI table which transaction core c's access to
+// line needs: the action of (its current state, LocalRead/LocalWrite). It
+// reports false (after recording an internal error) when the table has no
+// bus action for the pair, i.e. the access was not a miss.
+func (s *System) missKind(c int, line uint64, write bool) (TxnKind, bool) {
+	state, ev := Invalid, LocalRead
+	if f := s.find(c, line); f >= 0 {
+		state = s.st.states[f]
+	}
+	if write {
+		ev = LocalWrite
+	}
+	tr := Lookup(state, ev)
+	switch {
+	case tr.Actions&ActBusRd != 0:
+		return TxnBusRd, true
+	case tr.Actions&ActBusRdX != 0:
+		return TxnBusRdX, true
+	case tr.Actions&ActBusUpgr != 0:
+		return TxnBusUpgr, true
+	}
+	s.undefined(s.eng.Now(), c, line, state, ev)
+	return TxnNone, false
+}
+
 // grant starts transaction r on the bus at cycle g.
 func (s *System) grant(r request, g core.Cycle) {
 	st := &s.st
@@ -527,12 +563,9 @@ func (s *System) grant(r request, g core.Cycle) {
 	}
 	c := int(r.core)
 	line := r.addr >> s.lineShift
-	kind := TxnBusRd
-	if r.write {
-		kind = TxnBusRdX
-		if s.find(c, line) >= 0 {
-			kind = TxnBusUpgr
-		}
+	kind, ok := s.missKind(c, line, r.write)
+	if !ok {
+		return
 	}
 	owner, sharers := false, 0
 	for h := s.holders(c, line); h != 0; h &= h - 1 {
@@ -851,13 +884,6 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 			}
 		}
 	}
-	next := Modified
-	if kind == TxnBusRd {
-		next = Exclusive
-		if len(s.responders) > 0 {
-			next = Shared
-		}
-	}
 	before := Invalid
 	if kind == TxnBusUpgr {
 		before = Shared
@@ -865,6 +891,12 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 	local := LocalRead
 	if r.write {
 		local = LocalWrite
+	}
+	tr := Lookup(before, local)
+	next := tr.Next
+	if tr.Actions&ActBusRd != 0 && len(s.responders) == 0 {
+		// ActBusRd: the line is exclusive when no other cache holds it.
+		next = Exclusive
 	}
 	s.record(now, c, line, before, local, next)
 	st.tags[f] = line

@@ -8,7 +8,8 @@
 // types and out-of-range values are errors that name the file, the line where
 // the decoder knows it, and the dotted key.
 //
-// configs is a leaf: it imports nothing else from weft.
+// configs is a leaf: it imports nothing else from weft but the leaf
+// internal/suggest (its "did you mean" for unknown keys).
 package configs
 
 // Config is the fully resolved configuration of one run. Its zero value is
@@ -64,8 +65,9 @@ type Cache struct {
 // L1 is the `[cache.l1]` table: geometry and timing of each core's private,
 // set-associative L1 cache.
 type L1 struct {
-	// SizeBytes is the capacity of one core's L1 in bytes; it must be a
-	// multiple of LineBytes*Assoc giving a power-of-two number of sets.
+	// SizeBytes is the capacity of one core's L1 in bytes, at most
+	// MaxL1Bytes; it must be a multiple of LineBytes*Assoc giving a
+	// power-of-two number of sets.
 	SizeBytes int `toml:"size_bytes"`
 	// Assoc is the number of ways per set (1 is direct-mapped).
 	Assoc int `toml:"assoc"`

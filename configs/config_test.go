@@ -252,7 +252,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 // Every validated key reports its own out-of-range values, by Validate and
-// (with the file named) by Load.
+// (with the file and the line named) by Load.
 func TestValidateErrors(t *testing.T) {
 	tests := []struct {
 		set  string // an override that breaks one key
@@ -274,7 +274,9 @@ func TestValidateErrors(t *testing.T) {
 		{"cache.l1.size_bytes=1000", "cache.l1.size_bytes", "multiple of line_bytes × assoc"},
 		{"cache.l1.size_bytes=3000000", "cache.l1.size_bytes", "multiple of line_bytes × assoc"},
 		{"cache.l1.size_bytes=24576", "cache.l1.size_bytes", "power-of-two number of sets"},
-		{"cache.l1.assoc=1024", "cache.l1.size_bytes", "multiple of line_bytes × assoc"},
+		{"cache.l1.size_bytes=8388608", "cache.l1.size_bytes", "must be at most 4194304 (4 MiB), got 8388608"},
+		{"cache.l1.size_bytes=1073741824", "cache.l1.size_bytes", "must be at most 4194304 (4 MiB), got 1073741824"},
+		{"cache.l1.assoc=1024", "cache.l1.size_bytes", "multiple of line_bytes × assoc"}, // size_bytes keeps its default
 		{"cache.l1.hit_cycles=0", "cache.l1.hit_cycles", "at least 1"},
 		{"bus.width_bytes=0", "bus.width_bytes", "at least 1"},
 		{"bus.width_bytes=-8", "bus.width_bytes", "at least 1"},
@@ -293,17 +295,46 @@ func TestValidateErrors(t *testing.T) {
 				t.Errorf("Validate() = %v, want an error naming %s and saying %q", err, tt.key, tt.want)
 			}
 			var ce *configs.Error
-			if !errors.As(err, &ce) || ce.Key != tt.key {
-				t.Errorf("Validate() = %#v, want a *configs.Error with Key %s", err, tt.key)
+			if !errors.As(err, &ce) || ce.Key != tt.key || ce.Line != 0 {
+				t.Errorf("Validate() = %#v, want a *configs.Error with Key %s and no line", err, tt.key)
 			}
 
+			// In a file, the error names the line that sets the key (4
+			// here); a key the file leaves at its default has no line.
 			key, value, _ := strings.Cut(tt.set, "=")
-			path := writeFile(t, "bad.toml", key+" = "+value+"\n")
+			i := strings.LastIndexByte(key, '.')
+			path := writeFile(t, "bad.toml", "# out of range\n["+key[:i]+"]\n\n"+key[i+1:]+" = "+value+"\n")
+			loc, line := path+":4: "+tt.key+": ", 4
+			if key != tt.key {
+				loc, line = path+": "+tt.key+": ", 0
+			}
 			_, err = configs.Load(path)
-			if err == nil || !strings.Contains(err.Error(), path+": "+tt.key+": ") {
-				t.Errorf("Load = %v, want an error naming %s and %s", err, path, tt.key)
+			if err == nil || !strings.Contains(err.Error(), loc+"must") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Load = %v, want an error starting %q and saying %q", err, loc, tt.want)
+			}
+			if !errors.As(err, &ce) || ce.File != path || ce.Line != line || ce.Key != tt.key {
+				t.Errorf("Load = %#v, want a *configs.Error with File %s, Line %d, Key %s", err, path, line, tt.key)
 			}
 		})
+	}
+
+	// The table covers every key that Validate checks: any key that some
+	// value breaks has a case above.
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.key] = true
+	}
+	for _, key := range configs.Keys() {
+		for _, v := range []string{"0", "-1", "3", "1099511627776"} {
+			c := configs.Default()
+			if c.Set(key+"="+v) != nil {
+				continue // the decoder rejects it: not a range check
+			}
+			var ce *configs.Error
+			if err := c.Validate(); errors.As(err, &ce) && ce.Key == key && !covered[key] {
+				t.Errorf("%s=%s fails validation (%v) but no case above covers %s", key, v, err, key)
+			}
+		}
 	}
 
 	// Every problem is reported, not only the first.
@@ -339,6 +370,41 @@ func TestValidateErrors(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Errorf("%v: Validate() = %v, want nil", set, err)
 		}
+	}
+}
+
+// A range error in a file names the line that sets the key, however the
+// file writes it.
+func TestValidateErrorLines(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		want      []string // the errors, in key order
+	}{
+		{"table", "[sim]\nseed = 3\n\n[machine]\ncores = 100\n",
+			[]string{"cfg.toml:5: machine.cores: must be from 1 to 64, got 100"}},
+		{"dotted keys", "sim.max_cycles = 0\n[cache]\nl1.line_bytes = 3\n",
+			[]string{"cfg.toml:1: sim.max_cycles: must be at least 1, got 0",
+				"cfg.toml:3: cache.l1.line_bytes: must be a power of two from 8 to 256, got 3"}},
+		{"inline table", "cache = { l1 = { assoc = 2,\n  hit_cycles = 0 } }\n",
+			[]string{"cfg.toml:2: cache.l1.hit_cycles: must be at least 1, got 0"}},
+		{"default value", "[cache.l1]\nassoc = 3\n",
+			[]string{"cfg.toml: cache.l1.size_bytes: must be a multiple of line_bytes × assoc (64 × 3), got 32768"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeFile(t, "cfg.toml", tt.doc)
+			_, err := configs.Load(path)
+			if err == nil {
+				t.Fatal("Load succeeded, want an error")
+			}
+			var want []string
+			for _, w := range tt.want {
+				want = append(want, strings.ReplaceAll(w, "cfg.toml", path))
+			}
+			if got := err.Error(); got != strings.Join(want, "\n") {
+				t.Errorf("Load error\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+			}
+		})
 	}
 }
 
@@ -465,8 +531,21 @@ func TestHash(t *testing.T) {
 	if p.Hash() != h {
 		t.Errorf("preset default hash %s != Default() hash %s", p.Hash(), h)
 	}
+	// sim.seed is not part of the machine: every run records its own.
+	for _, seed := range []string{"0", "2", "9223372036854775807"} {
+		c := base
+		if err := c.Set("sim.seed=" + seed); err != nil {
+			t.Fatal(err)
+		}
+		if c.Hash() != h {
+			t.Errorf("sim.seed=%s changes the hash: %s, want %s", seed, c.Hash(), h)
+		}
+	}
 	seen := map[string]string{h: "default"}
 	for _, key := range configs.Keys() {
+		if key == "sim.seed" {
+			continue
+		}
 		v, _ := configs.Get(base, key)
 		c := base
 		if v == "0" {

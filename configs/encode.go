@@ -9,7 +9,7 @@ import (
 
 // TOML returns the fully resolved config as a TOML document: every key,
 // tables and keys in declaration order, no comments. Load and Parse read it
-// back to an equal Config, and Hash is computed from it.
+// back to an equal Config, and Hash is computed from it (without sim.seed).
 func (c Config) TOML() string {
 	var b strings.Builder
 	writeTable(&b, nil, reflect.ValueOf(c))
@@ -41,9 +41,13 @@ func writeTable(b *strings.Builder, path []string, v reflect.Value) {
 	}
 }
 
-// Hash identifies the config: the first 16 hex digits of the SHA-256 of
-// TOML. Equal configs have equal hashes.
+// Hash identifies the machine configuration: the first 16 hex digits of the
+// SHA-256 of TOML with sim.seed set to 0. sim.seed is excluded because every
+// run records its own seed, so run i of a batch has the hash of a single
+// run with seed+i. Configs that differ only in sim.seed have equal hashes;
+// a change to any other key changes the hash.
 func (c Config) Hash() string {
+	c.Sim.Seed = 0
 	sum := sha256.Sum256([]byte(c.TOML()))
 	return hex.EncodeToString(sum[:])[:16]
 }

@@ -1,13 +1,15 @@
 package configs
 
 import (
+	"cmp"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,7 +64,7 @@ func PresetNames() []string {
 			names = append(names, name)
 		}
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names
 }
 
@@ -106,17 +108,17 @@ func looksLikePath(s string) bool {
 		strings.ContainsRune(s, os.PathSeparator)
 }
 
-// parseValid is Parse followed by Validate, with the file named in every
-// validation error.
+// parseValid is Parse followed by Validate, with the file, and the line of
+// every key the file sets, named in every validation error.
 func parseValid(file string, data []byte) (Config, error) {
-	c, err := Parse(file, data)
+	c, doc, err := parse(file, data)
 	if err != nil {
 		return Config{}, err
 	}
 	if errs := c.problems(); len(errs) > 0 {
 		joined := make([]error, len(errs))
 		for i, e := range errs {
-			e.File = file
+			e.File, e.Line = file, doc.line(e.Key)
 			joined[i] = e
 		}
 		return Config{}, errors.Join(joined...)
@@ -129,15 +131,21 @@ func parseValid(file string, data []byte) (Config, error) {
 // (*Error) naming name, the line and the key. Parse does not range-check: call
 // Validate once any overrides are applied (Load does both).
 func Parse(name string, data []byte) (Config, error) {
+	c, _, err := parse(name, data)
+	return c, err
+}
+
+// parse is Parse, also returning the decoded document.
+func parse(name string, data []byte) (Config, *document, error) {
 	c := Default()
 	doc, err := parseDoc(name, string(data))
 	if err != nil {
-		return Config{}, err
+		return Config{}, nil, err
 	}
 	if err := doc.apply(&c); err != nil {
-		return Config{}, err
+		return Config{}, nil, err
 	}
-	return c, nil
+	return c, doc, nil
 }
 
 // document is a syntactically valid TOML document, not yet checked against
@@ -148,6 +156,9 @@ type document struct {
 	top   map[string]toml.Primitive
 	order map[string]int // key (or key prefix) → index of its first appearance
 	root  reflect.Type   // the table type being decoded into, for suggestions
+	// values holds the raw value of every value key stored by apply, by
+	// dotted key, so that line can find where the document sets it.
+	values map[string]toml.Primitive
 }
 
 // parseDoc parses text, reporting syntax errors with their line.
@@ -184,6 +195,7 @@ func (d *document) apply(dst any) error {
 	// prefixes that short need an order (and a long key costs linear time).
 	maxDepth := depth(d.root) + 1
 	d.order = map[string]int{}
+	d.values = map[string]toml.Primitive{}
 	for i, k := range d.md.Keys() {
 		for j := 1; j <= min(len(k), maxDepth); j++ {
 			p := k[:j].String()
@@ -206,17 +218,9 @@ func (d *document) apply(dst any) error {
 // table stores the entries m of the table at path into the struct v, in
 // document order, so the first error reported is the first in the file.
 func (d *document) table(path toml.Key, m map[string]toml.Primitive, v reflect.Value) error {
-	names := make([]string, 0, len(m))
-	for name := range m {
-		names = append(names, name)
-	}
 	at := func(name string) string { return append(path[:len(path):len(path)], name).String() }
-	sort.Slice(names, func(i, j int) bool {
-		oi, oj := d.order[at(names[i])], d.order[at(names[j])]
-		if oi != oj {
-			return oi < oj
-		}
-		return names[i] < names[j]
+	names := slices.SortedFunc(maps.Keys(m), func(a, b string) int {
+		return cmp.Or(cmp.Compare(d.order[at(a)], d.order[at(b)]), strings.Compare(a, b))
 	})
 	for _, name := range names {
 		key := append(path[:len(path):len(path)], name)
@@ -251,8 +255,25 @@ func (d *document) table(path toml.Key, m map[string]toml.Primitive, v reflect.V
 			return d.wrap(err)
 		}
 		fv.Set(val.v)
+		d.values[key.String()] = prim
 	}
 	return nil
+}
+
+// line returns the line where d sets the value key (dotted, as in Keys),
+// as the decoder knows it, or 0 when d does not set it. Values checked
+// after decoding (ranges) are located this way, by the same mechanism as
+// unknown keys and wrong types.
+func (d *document) line(key string) int {
+	prim, ok := d.values[key]
+	if !ok {
+		return 0
+	}
+	var e *Error
+	if errors.As(d.errAt(prim, func(any) string { return "" }), &e) {
+		return e.Line
+	}
+	return 0
 }
 
 // errAt reports the problem msg(value) at the key of prim, with the line the

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+
+	"weft/internal/suggest"
 )
 
 // The schema is read from the toml tags of Config by reflection, so adding a
@@ -203,7 +206,7 @@ func quote(s string) string {
 // unknownMsg says that key, a noun ("key" or "table"), is not in the schema
 // of table type root, with a suggestion when a known key is close.
 func unknownMsg(root reflect.Type, key, noun string) string {
-	if s := suggest(root, key); s != "" {
+	if s := closestKey(root, key); s != "" {
 		return fmt.Sprintf("unknown %s; did you mean %s?", noun, s)
 	}
 	return "unknown " + noun
@@ -234,23 +237,14 @@ func keysUnder(root reflect.Type, table string) []string {
 	return under
 }
 
-// suggest returns the known key (value or table) most likely meant by the
-// unknown key, or "" if none is close.
-func suggest(root reflect.Type, key string) string {
+// closestKey returns the known key (value or table) most likely meant by
+// the unknown key, or "" if none is close.
+func closestKey(root reflect.Type, key string) string {
 	known := append(keysOf(root), tablesOf(root)...)
-	for _, k := range known {
-		if strings.EqualFold(k, key) { // keys are case-sensitive
-			return k
-		}
-	}
-	best, bestDist := "", 3 // suggest only within two edits
-	for _, k := range known {
-		if d := editDistance(k, key); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if best != "" {
-		return best
+	// A table holding key is where the user already is, not what they meant.
+	others := slices.DeleteFunc(slices.Clone(known), func(k string) bool { return strings.HasPrefix(key, k+".") })
+	if near := suggest.Closest(key, others); len(near) > 0 {
+		return near[0]
 	}
 	// A right key in the wrong table: `[sim] cores = 4`.
 	last := key[strings.LastIndexByte(key, '.')+1:]
@@ -260,25 +254,4 @@ func suggest(root reflect.Type, key string) string {
 		}
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

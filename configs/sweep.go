@@ -5,23 +5,27 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"weft/internal/suggest"
 )
 
 // A sweep file is TOML (DESIGN.md §7):
 //
+//	name = "cores"                 # names the sweep (the file's name without extension when not given)
 //	base = "default"               # preset name or config file (relative to the sweep file)
 //	runs = 5                       # runs per point: seeds seed .. seed+runs-1
 //	seed = 1
-//	out  = "weft-out/sweep-cores"  # output directory (relative to the working directory)
+//	out  = "weft-out/sweep-cores"  # output directory (relative to the working directory; weft-out/sweep-NAME when not given)
 //	set  = ["sim.jitter_cycles=4"] # fixed overrides, applied to base in order
 //
 //	[[axis]]
@@ -40,8 +44,9 @@ type Sweep struct {
 	// File is the file the sweep was read from; a relative Base is resolved
 	// against its directory, and errors name it.
 	File string
-	// Name names the sweep in reports (the file's name without extension
-	// when not given).
+	// Name names the sweep in reports and its default output directory,
+	// weft-out/sweep-NAME (the file's name without extension when not
+	// given). It holds no path separator.
 	Name string
 	// Base is the base config: a preset name or a config file ("default"
 	// when the file does not say).
@@ -102,7 +107,7 @@ func (w SweepWorkload) Label() string {
 	if len(w.Params) == 0 {
 		return w.Name
 	}
-	keys := sortedKeys(w.Params)
+	keys := slices.Sorted(maps.Keys(w.Params))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + FormatValue(w.Params[k])
@@ -208,8 +213,8 @@ func ParseSweep(file string, data []byte) (Sweep, error) {
 			s.Out = str
 		case "name":
 			str, ok := v.(string)
-			if !ok || str == "" {
-				return Sweep{}, p.errf(line, "name", "want a name, found %s", describe(v))
+			if !ok || str == "" || strings.ContainsAny(str, `/\`) {
+				return Sweep{}, p.errf(line, "name", "want a name without / or \\ (it names the output directory weft-out/sweep-NAME), found %s", describe(v))
 			}
 			s.Name = str
 		case "set":
@@ -231,12 +236,9 @@ func ParseSweep(file string, data []byte) (Sweep, error) {
 			}
 			s.Workloads = ws
 		default:
-			msg := "unknown key (sweep keys: base, runs, seed, out, set, [[axis]], [[workload]])"
-			switch name {
-			case "axes":
-				msg = "unknown key; did you mean [[axis]]?"
-			case "workloads":
-				msg = "unknown key; did you mean [[workload]]?"
+			msg := "unknown key (sweep keys: name, base, runs, seed, out, set, [[axis]], [[workload]])"
+			if near := suggest.Closest(name, sweepKeys); len(near) > 0 {
+				msg = "unknown key; did you mean " + sweepKeyText(near[0]) + "?"
 			}
 			return Sweep{}, &SweepError{File: file, Line: line, Where: name, Err: errors.New(msg)}
 		}
@@ -248,6 +250,18 @@ func ParseSweep(file string, data []byte) (Sweep, error) {
 		return Sweep{}, p.errf(p.loc.find("", 0, "seed"), "seed", "seed + runs must stay below 2^63")
 	}
 	return s, nil
+}
+
+// sweepKeys are the top-level keys of a sweep file.
+var sweepKeys = []string{"name", "base", "runs", "seed", "out", "set", "axis", "workload"}
+
+// sweepKeyText writes a top-level sweep key as a file writes it: the
+// arrays of tables in double brackets.
+func sweepKeyText(key string) string {
+	if key == "axis" || key == "workload" {
+		return "[[" + key + "]]"
+	}
+	return key
 }
 
 // sweepParser holds what the checks of one sweep file need to report.
@@ -283,13 +297,13 @@ func (p *sweepParser) tables(line int, key string, v any) ([]map[string]any, err
 // orderedKeys lists the keys of table number index of the array table
 // table, in file order as far as the locator knows it.
 func (p *sweepParser) orderedKeys(table string, index int, m map[string]any) []string {
-	keys := sortedKeys(m)
-	sort.SliceStable(keys, func(i, j int) bool {
-		li, lj := p.loc.find(table, index, keys[i]), p.loc.find(table, index, keys[j])
-		if li == 0 || lj == 0 {
-			return false
+	keys := slices.Sorted(maps.Keys(m))
+	slices.SortStableFunc(keys, func(a, b string) int {
+		la, lb := p.loc.find(table, index, a), p.loc.find(table, index, b)
+		if la == 0 || lb == 0 {
+			return 0
 		}
-		return li < lj
+		return la - lb
 	})
 	return keys
 }
@@ -351,7 +365,7 @@ func (p *sweepParser) axes(line int, v any) ([]Axis, error) {
 			return nil, p.errf(at("key"), where, "key: want a config key, found %s", describe(t["key"]))
 		}
 		where = fmt.Sprintf("axis %q", key)
-		if !contains(keys, key) {
+		if !slices.Contains(keys, key) {
 			_, _, table := lookup(reflect.ValueOf(Default()), key)
 			return nil, p.errf(at("key"), where, "not a config key: %s", keyMsg(reflect.TypeFor[Config](), key, table))
 		}
@@ -436,7 +450,7 @@ func (p *sweepParser) workloads(line int, v any) ([]SweepWorkload, error) {
 			if len(pm) > 0 {
 				w.Params = map[string]any{}
 			}
-			for _, k := range sortedKeys(pm) {
+			for _, k := range slices.Sorted(maps.Keys(pm)) {
 				switch pv := pm[k].(type) {
 				case int64, bool:
 					w.Params[k] = pv
@@ -504,30 +518,13 @@ func FormatValue(v any) string {
 	return formatValue(rv)
 }
 
-// sortedKeys returns the keys of m, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// contains reports whether list holds s.
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // locator finds the lines of keys in a sweep file written the usual way:
 // top-level keys first, then [[axis]] and [[workload]] tables, and
 // [workload.params] sub-tables. Keys inside inline tables are not found
-// (find returns 0 and callers fall back to an enclosing line).
+// (find returns 0 and callers fall back to an enclosing line). Config files
+// are located by the decoder instead (document.line), but the decoder keeps
+// one position per dotted key, so every [[axis]] table's key shares the
+// position of the last one: it cannot tell the tables of an array apart.
 type locator struct{ lines []string }
 
 // find returns the 1-based line of key in table number index of the array
@@ -616,7 +613,7 @@ func (s Sweep) TOML() string {
 	for _, w := range s.Workloads {
 		fmt.Fprintf(&b, "\n[[workload]]\nname = %s\n", quote(w.Name))
 		if len(w.Params) > 0 {
-			keys := sortedKeys(w.Params)
+			keys := slices.Sorted(maps.Keys(w.Params))
 			parts := make([]string, len(keys))
 			for i, k := range keys {
 				parts[i] = tomlKey(k) + " = " + FormatValue(w.Params[k])
@@ -667,7 +664,7 @@ func (s Sweep) BaseConfig() (Config, error) {
 }
 
 // isPreset reports whether name is an embedded preset.
-func isPreset(name string) bool { return contains(PresetNames(), name) }
+func isPreset(name string) bool { return slices.Contains(PresetNames(), name) }
 
 // Hash identifies the sweep run on the resolved base config base (from
 // BaseConfig): the first 16 hex digits of the SHA-256 of its canonical form

@@ -177,7 +177,12 @@ func TestSweepErrors(t *testing.T) {
 		want       []string // substrings of the error
 	}{
 		{"malformed", "runs = 2\nseed = [1,\n", []string{"sweep bad.toml:2: invalid TOML"}},
-		{"unknown top key", "runs = 2\nrunz = 3\n" + wl, []string{"bad.toml:2: runz: unknown key"}},
+		{"unknown top key", "runs = 2\ncolour = 3\n" + wl,
+			[]string{"bad.toml:2: colour: unknown key (sweep keys: name, base, runs, seed, out, set, [[axis]], [[workload]])"}},
+		{"top key typo", "runs = 2\nrunz = 3\n" + wl, []string{"bad.toml:2: runz: unknown key; did you mean runs?"}},
+		{"workloads typo", "workloads = 1\n" + wl, []string{"bad.toml:1: workloads: unknown key; did you mean [[workload]]?"}},
+		{"name with a separator", "name = \"a/b\"\n" + wl,
+			[]string{`bad.toml:1: name: want a name without / or \ (it names the output directory weft-out/sweep-NAME), found the string "a/b"`}},
 		{"axes typo", "axes = 1\n" + wl, []string{"bad.toml:1: axes: unknown key; did you mean [[axis]]?"}},
 		{"bad axis key", "runs = 2\n[[axis]]\nkey = \"machine.core\"\nvalues = [1]\n" + wl,
 			[]string{"bad.toml:3", `axis "machine.core"`, "did you mean machine.cores?"}},

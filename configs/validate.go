@@ -11,6 +11,11 @@ import (
 // MaxCores is the largest machine.cores.
 const MaxCores = 64
 
+// MaxL1Bytes is the largest cache.l1.size_bytes, 4 MiB: generous for a
+// private L1, and small enough that 64 such caches fit in host memory (the
+// simulator allocates every frame of every core's L1 up front).
+const MaxL1Bytes = 4 << 20
+
 // Validate range-checks every key. It returns nil or one *Error per problem
 // (joined with errors.Join), each naming its key.
 func (c *Config) Validate() error {
@@ -64,6 +69,8 @@ func (c *Config) problems() []*Error {
 	switch {
 	case l1.SizeBytes < 1:
 		bad("cache.l1.size_bytes", "must be positive, got %d", l1.SizeBytes)
+	case l1.SizeBytes > MaxL1Bytes:
+		bad("cache.l1.size_bytes", "must be at most %d (%d MiB), got %d", MaxL1Bytes, MaxL1Bytes>>20, l1.SizeBytes)
 	case !lineOK || l1.Assoc < 1:
 		// Reported above; the geometry cannot be checked.
 	case l1.SizeBytes%l1.LineBytes != 0 || (l1.SizeBytes/l1.LineBytes)%l1.Assoc != 0:

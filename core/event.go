@@ -1,6 +1,9 @@
 package core
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Cycle is simulated time in processor cycles. One clock drives the machine.
 type Cycle uint64
@@ -90,10 +93,10 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-// ParseKind returns the kind with the given stable name.
+// ParseKind returns the kind with the given stable name, ignoring case.
 func ParseKind(name string) (Kind, error) {
 	for k, n := range kindNames {
-		if n == name && k != 0 {
+		if k != 0 && strings.EqualFold(n, name) {
 			return Kind(k), nil
 		}
 	}

@@ -41,7 +41,10 @@ func TestKindNames(t *testing.T) {
 	if s := Kind(200).String(); s != "Kind(200)" {
 		t.Errorf("Kind(200).String() = %q", s)
 	}
-	for _, bad := range []string{"", "None", "read", "Bogus", "Kind(3)"} {
+	if k, err := ParseKind("busrdx"); err != nil || k != KindBusRdX {
+		t.Errorf("ParseKind ignores case: got %v, %v", k, err)
+	}
+	for _, bad := range []string{"", "None", "Bogus", "Kind(3)"} {
 		if k, err := ParseKind(bad); err == nil {
 			t.Errorf("ParseKind(%q) = %v, want an error", bad, k)
 		}

@@ -696,12 +696,10 @@ func (m *Machine) syncInstrStat() {
 
 // emitAccess emits a Read, Write or RMW event for the current instruction.
 func (c *Core) emitAccess(k core.Kind, addr uint64, v int64, w0, w1 uint64) {
-	if !c.m.events.Watching(k) {
-		return
-	}
 	c.emitAccessFlags(k, addr, v, w0, w1, 0)
 }
 
+// emitAccessFlags is emitAccess with event flags (FlagSync for sync words).
 func (c *Core) emitAccessFlags(k core.Kind, addr uint64, v int64, w0, w1 uint64, flags uint8) {
 	m := c.m
 	if !m.events.Watching(k) {

@@ -38,7 +38,7 @@ func runBugabooTable5(env Env) (*Report, error) {
 			return nil, fmt.Errorf("bugaboo-table5: %w", err)
 		}
 		for i := 0; i < seeds; i++ {
-			jobs = append(jobs, job{cfg: cfg, prog: prog, seed: cfg.Sim.Seed + uint64(i)})
+			jobs = append(jobs, job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(i)})
 		}
 	}
 	runs, err := runJobs(env, jobs)

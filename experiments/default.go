@@ -72,7 +72,7 @@ func runDefault(env Env) (*Report, error) {
 		}
 		cfgs[i] = cfg
 		for s := 0; s < seeds; s++ {
-			jobs = append(jobs, job{cfg: cfg, prog: prog, seed: cfg.Sim.Seed + uint64(s)})
+			jobs = append(jobs, job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s)})
 		}
 	}
 	all, err := runJobs(env, jobs)

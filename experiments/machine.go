@@ -29,7 +29,7 @@ func machineMetrics() []metric {
 		}
 	}
 	return []metric{
-		{"cycles", "cycles", func(r sim.Result) float64 { return stat(r, "roi_cycles") }},
+		{"roi_cycles", "cycles (region of interest)", func(r sim.Result) float64 { return stat(r, "roi_cycles") }},
 		{"ipc", "IPC (all cores)", func(r sim.Result) float64 { return stat(r, "ipc") }},
 		{"l1_miss_rate", "L1 miss rate", func(r sim.Result) float64 { return stat(r, "l1_miss_rate") }},
 		{"bus_utilization", "bus utilisation", func(r sim.Result) float64 { return stat(r, "bus_utilization") }},
@@ -102,7 +102,7 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 			}
 			points = append(points, point{name, v})
 			for i := 0; i < seeds; i++ {
-				jobs = append(jobs, job{cfg: cfg, prog: prog, seed: cfg.Sim.Seed + uint64(i)})
+				jobs = append(jobs, job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(i)})
 			}
 		}
 	}
@@ -193,8 +193,8 @@ func machineScaling() Experiment {
 		key: "machine.cores", axisLabel: "cores",
 		values: []int64{2, 4, 8, 16, 32}, quickValues: []int64{2, 8},
 		base: configs.Default(), baseName: "default", seeds: 3, threadsFromKey: true,
-		intro: `The machine-overhead study that needs only the simulator core: every
-synthetic profile (PARSEC- and SPLASH-2-like, one thread per core, a fixed
+		intro: `The machine-overhead study that needs only the simulator core: the 14
+named synthetic profiles (PARSEC- and SPLASH-2-like, one thread per core, a fixed
 amount of work split among the threads) on the default machine with 2 to 32
 cores. It reports cycles of the region of interest, IPC summed over cores,
 the L1 miss rate, bus utilisation, bus transactions and coherence misses per
@@ -215,7 +215,7 @@ func machineCache() Experiment {
 		key: "cache.l1.size_bytes", axisLabel: "L1 size (bytes)",
 		values: []int64{8192, 16384, 32768, 65536, 131072}, quickValues: []int64{8192, 32768},
 		base: configs.Default(), baseName: "default", seeds: 3,
-		intro: `Every synthetic profile on the default 8-core machine with a private L1 of
+		intro: `The 14 named synthetic profiles on the default 8-core machine with a private L1 of
 8 KB to 128 KB (8-way, 64-byte lines). Capacity misses fall as the working
 set fits; coherence misses do not depend on the size.`,
 		comment: `No paper table to compare with. The profiles' private working sets were sized against the 32 KB L1 of

@@ -41,7 +41,8 @@ func fakePlan() (*sim.SweepPlan, []sim.SweepRun) {
 			runs = append(runs, sim.SweepRun{Point: p, Run: r, Axes: axes, Result: sim.Result{
 				Workload: w, Seed: uint64(1 + r), Outcome: outcome,
 				Cycles: uint64(1000*(p+1) + 10*r),
-				Stats: sim.Stats{{Name: "ipc", Value: 1 + 0.1*float64(r)}, {Name: "l1_miss_rate", Value: 0.01 * float64(p+1)},
+				Stats: sim.Stats{{Name: "roi_cycles", Value: float64(1000*(p+1) + 10*r)},
+					{Name: "ipc", Value: 1 + 0.1*float64(r)}, {Name: "l1_miss_rate", Value: 0.01 * float64(p+1)},
 					{Name: "bus_utilization", Value: 0.5}},
 			}})
 		}
@@ -86,7 +87,7 @@ func TestSweepReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCols := "point,mode,machine.cores,workload,runs,cycles_mean,cycles_ci95,ipc_mean,ipc_ci95,l1_miss_rate_mean,l1_miss_rate_ci95,bus_utilization_mean,bus_utilization_ci95,pass,wrong_output,hang,error,assert,crash"
+	wantCols := "point,mode,machine.cores,workload,runs,roi_cycles_mean,roi_cycles_ci95,ipc_mean,ipc_ci95,l1_miss_rate_mean,l1_miss_rate_ci95,bus_utilization_mean,bus_utilization_ci95,pass,wrong_output,hang,error,assert,crash"
 	if got := strings.Join(tab.Columns, ","); got != wantCols {
 		t.Errorf("columns\n%s\nwant\n%s", got, wantCols)
 	}
@@ -101,12 +102,12 @@ func TestSweepReport(t *testing.T) {
 	if row[col("mode")] != "slow" || row[col("machine.cores")] != 2.0 || row[col("workload")] != "lu" || row[col("runs")] != 3.0 {
 		t.Errorf("row 3: %v", row)
 	}
-	if m := row[col("cycles_mean")].(float64); m != 4010 {
-		t.Errorf("cycles_mean %v, want 4010", m)
+	if m := row[col("roi_cycles_mean")].(float64); m != 4010 {
+		t.Errorf("roi_cycles_mean %v, want 4010", m)
 	}
 	// 95% CI of {4000, 4010, 4020}: t(0.975, 2) · 10 / √3.
-	if ci := row[col("cycles_ci95")].(float64); math.Abs(ci-4.302652729911275*10/math.Sqrt(3)) > 1e-6 {
-		t.Errorf("cycles_ci95 %v", ci)
+	if ci := row[col("roi_cycles_ci95")].(float64); math.Abs(ci-4.302652729911275*10/math.Sqrt(3)) > 1e-6 {
+		t.Errorf("roi_cycles_ci95 %v", ci)
 	}
 	if row[col("pass")] != 2.0 || row[col("hang")] != 1.0 || row[col("crash")] != 0.0 {
 		t.Errorf("outcome counts: pass %v hang %v crash %v", row[col("pass")], row[col("hang")], row[col("crash")])
@@ -115,7 +116,7 @@ func TestSweepReport(t *testing.T) {
 	// A line plot per metric against the numeric axis, a grouped bar plot
 	// per metric for the categorical one; every file non-empty.
 	want := map[string]bool{}
-	for _, m := range []string{"cycles", "ipc", "l1_miss_rate", "bus_utilization"} {
+	for _, m := range []string{"roi_cycles", "ipc", "l1_miss_rate", "bus_utilization"} {
 		want[filepath.Join("plots", m+"-vs-machine.cores")] = true
 		want[filepath.Join("plots", m+"-by-mode")] = true
 	}
@@ -176,7 +177,7 @@ func TestSweepReportPartialAndNoAxes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Plots) != 4 || rep.Plots[0] != filepath.Join("plots", "cycles-by-workload") {
+	if len(rep.Plots) != 4 || rep.Plots[0] != filepath.Join("plots", "roi_cycles-by-workload") {
 		t.Errorf("no axes: plots %v", rep.Plots)
 	}
 	for _, p := range rep.Plots {
@@ -212,9 +213,10 @@ func TestSweepReportOfARun(t *testing.T) {
 	if len(rep.Table.Rows) != 4 || len(rep.Plots) != 4 {
 		t.Fatalf("%d rows, plots %v", len(rep.Table.Rows), rep.Plots)
 	}
-	i, _ := rep.Table.Column("cycles_mean")
-	want := float64(runs[0].Cycles+runs[1].Cycles) / 2
-	if got := rep.Table.Rows[0][i].(float64); got != want {
-		t.Errorf("point 0 cycles_mean %v, want %v", got, want)
+	i, _ := rep.Table.Column("roi_cycles_mean")
+	c0, _ := runs[0].Stats.Get("roi_cycles")
+	c1, _ := runs[1].Stats.Get("roi_cycles")
+	if got, want := rep.Table.Rows[0][i].(float64), (c0+c1)/2; got != want {
+		t.Errorf("point 0 roi_cycles_mean %v, want %v", got, want)
 	}
 }

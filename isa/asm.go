@@ -711,8 +711,8 @@ func (a *assembler) metaDirective(name string, args []token) {
 		a.b.Class(args[0].text)
 	case ".cores":
 		n, e := number(args)
-		if e == "" && (n < 1 || n > math.MaxInt32) {
-			e = fmt.Sprintf("want at least 1, got %d", n)
+		if e == "" && (n < 1 || n > MaxCores) {
+			e = fmt.Sprintf("want 1 to %d, got %d", MaxCores, n)
 		}
 		if e != "" {
 			a.errorf("bad .cores argument: %s", e)

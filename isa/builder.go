@@ -403,8 +403,8 @@ func (b *Builder) Source(s string) *Builder { b.source = s; return b }
 
 // Cores sets the minimum number of cores the program needs (.cores).
 func (b *Builder) Cores(n int) *Builder {
-	if n < 1 || n > math.MaxInt32 {
-		b.errs.add(b.line, "cores", "bad .cores %d: want at least 1", n)
+	if n < 1 || n > MaxCores {
+		b.errs.add(b.line, "cores", "bad .cores %d: want 1 to %d", n, MaxCores)
 	}
 	b.minCores = n
 	return b

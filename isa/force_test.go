@@ -48,3 +48,15 @@ func TestForceDirectiveErrors(t *testing.T) {
 		t.Error("builder accepted a bad forcing")
 	}
 }
+
+func TestCoresDirectiveBounds(t *testing.T) {
+	for _, n := range []string{"0", "65", "100"} {
+		_, err := Assemble("c.s", []byte(".cores "+n+"\n.text\nmain: exit\n"))
+		if err == nil || !strings.Contains(err.Error(), "c.s:1:") || !strings.Contains(err.Error(), "want 1 to 64") {
+			t.Errorf(".cores %s: %v", n, err)
+		}
+	}
+	if p, err := Assemble("c.s", []byte(".cores 64\n.text\nmain: exit\n")); err != nil || p.MinCores != 64 {
+		t.Errorf(".cores 64: %v", err)
+	}
+}

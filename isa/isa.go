@@ -26,6 +26,8 @@ const (
 	NumRegs = 16
 	// ReturnStackDepth bounds call nesting; overflow is a crash.
 	ReturnStackDepth = 256
+	// MaxCores is the most cores a machine has, and so the largest .cores.
+	MaxCores = 64
 )
 
 // Op is an instruction opcode.

@@ -48,7 +48,9 @@ func Summarize(xs []float64) Summary {
 		sum += x
 	}
 	s.Mean = sum / float64(n)
-	if n == 1 {
+	if n == 1 || s.Min == s.Max {
+		// Equal values have no spread; summing their rounded deviations
+		// would report float noise (1e-17) instead of 0.
 		return s
 	}
 	ss := 0.0

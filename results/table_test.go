@@ -98,7 +98,7 @@ func TestFormatCell(t *testing.T) {
 func TestCSVRoundTrip(t *testing.T) {
 	want := tricky()
 	want.AddRow("special", math.NaN(), math.Inf(1), "x")
-	want.AddRow("special2", math.Inf(-1), -0.0, "y")
+	want.AddRow("special2", math.Inf(-1), math.Copysign(0, -1), "y")
 	want.AddRow("carriage", 1, 2, "a\r\nb")
 	var b bytes.Buffer
 	if err := want.WriteCSV(&b); err != nil {

@@ -4,10 +4,73 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"weft/configs"
 	"weft/isa"
 )
+
+// Job is one run: a program on a config with a seed.
+type Job struct {
+	Config  configs.Config
+	Program *isa.Program
+	Seed    uint64
+}
+
+// RunJobs runs jobs across host cores (workers 0: one per host CPU) and
+// returns their results in job order, whatever the worker count. onDone,
+// when set, is called once per finished run, from one goroutine at a time,
+// with the number done so far. The first error stops the remaining jobs
+// from starting and is returned, naming the job.
+func RunJobs(jobs []Job, workers int, onDone func(done int)) ([]Result, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(jobs))
+	results := make([]Result, len(jobs))
+	errs := make([]error, len(jobs))
+	var failed atomic.Bool
+	next := make(chan int)
+	var mu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if failed.Load() {
+					continue
+				}
+				j := jobs[i]
+				results[i], errs[i] = Run(j.Config, j.Program, j.Seed)
+				if errs[i] != nil {
+					failed.Store(true)
+				}
+				mu.Lock()
+				done++
+				if onDone != nil {
+					onDone(done)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range jobs {
+		if failed.Load() {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("run %d (%s seed %d): %w", i, jobs[i].Program.Name, jobs[i].Seed, err)
+		}
+	}
+	return results, nil
+}
 
 // Batch describes n runs of one program: run i uses seed BaseSeed + i.
 type Batch struct {
@@ -28,43 +91,9 @@ func RunBatch(b Batch) ([]Result, error) {
 	if b.Runs < 0 {
 		return nil, fmt.Errorf("batch of %d runs", b.Runs)
 	}
-	workers := b.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	jobs := make([]Job, b.Runs)
+	for i := range jobs {
+		jobs[i] = Job{Config: b.Config, Program: b.Program, Seed: b.BaseSeed + uint64(i)}
 	}
-	if workers > b.Runs {
-		workers = b.Runs
-	}
-	results := make([]Result, b.Runs)
-	errs := make([]error, b.Runs)
-	next := make(chan int)
-	var mu sync.Mutex
-	done := 0
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i], errs[i] = Run(b.Config, b.Program, b.BaseSeed+uint64(i))
-				mu.Lock()
-				done++
-				if b.OnDone != nil {
-					b.OnDone(done)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := 0; i < b.Runs; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("run %d: %w", i, err)
-		}
-	}
-	return results, nil
+	return RunJobs(jobs, b.Workers, b.OnDone)
 }

@@ -429,3 +429,18 @@ func TestEventOrderIsGlobal(t *testing.T) {
 		}
 	}
 }
+
+// The first failing run stops a batch: the rest are not started.
+func TestBatchStopsAtFirstError(t *testing.T) {
+	p := assemble(t, ".text\nmain: spawn r2, child, r0\n join r2\n exit\nchild: exit\n")
+	cfg := configs.Default()
+	cfg.Machine.Cores = 1 // every run fails: no free core for the spawn
+	done := 0
+	_, err := sim.RunBatch(sim.Batch{Config: cfg, Program: p, BaseSeed: 1, Runs: 500, Workers: 2, OnDone: func(n int) { done = n }})
+	if err == nil || !strings.Contains(err.Error(), "machine.cores") {
+		t.Fatalf("error %v", err)
+	}
+	if done > 10 {
+		t.Errorf("%d of 500 runs ran after the first failure", done)
+	}
+}

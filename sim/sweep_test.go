@@ -386,12 +386,12 @@ func TestMergeErrors(t *testing.T) {
 	runSweep(t, plan, sim.SweepOptions{Dir: s1, Shard: 1, Shards: 2})
 
 	t.Run("missing runs", func(t *testing.T) {
-		_, st, err := sim.MergeSweeps([]string{s0}, filepath.Join(t.TempDir(), "m"), false)
+		_, _, err := sim.MergeSweeps([]string{s0}, filepath.Join(t.TempDir(), "m"), false)
 		if err == nil || !strings.Contains(err.Error(), "12 of 24 runs are missing (point 1 run 0") {
 			t.Errorf("missing shard: %v", err)
 		}
 		out := filepath.Join(t.TempDir(), "m")
-		_, st, err = sim.MergeSweeps([]string{s0}, out, true)
+		_, st, err := sim.MergeSweeps([]string{s0}, out, true)
 		if err != nil || st.Complete() || st.Runs != 12 || len(st.Missing) == 0 {
 			t.Errorf("--partial: %+v, %v", st, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"weft/internal/suggest"
 	"weft/isa"
 )
 
@@ -236,51 +237,10 @@ func splitRows(source string) []string {
 var ErrUnknown = errors.New("unknown workload")
 
 // unknownError reports an unknown name, suggesting the known names that
-// are close to it, or listing every name when none is.
+// are close to it, or pointing to weft list when none is.
 func unknownError(name string, names []string) error {
-	var near []string
-	for _, n := range names {
-		if isClose(name, n) {
-			near = append(near, n)
-		}
-	}
-	if len(near) > 0 {
+	if near := suggest.Closest(name, names); len(near) > 0 {
 		return fmt.Errorf("workloads: %w %q; did you mean %s?", ErrUnknown, name, strings.Join(near, ", "))
 	}
-	return fmt.Errorf("workloads: %w %q (known: %s)", ErrUnknown, name, strings.Join(names, ", "))
-}
-
-// isClose reports whether a typed name is near a known one: a substring
-// either way, or within an edit distance that grows with the length.
-func isClose(typed, known string) bool {
-	t, k := strings.ToLower(typed), strings.ToLower(known)
-	if t == "" {
-		return false
-	}
-	if strings.Contains(k, t) || strings.Contains(t, k) {
-		return true
-	}
-	limit := 1 + len(k)/4
-	return editDistance(t, k) <= limit
-}
-
-// editDistance is the Levenshtein distance between a and b, by bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return fmt.Errorf("workloads: %w %q (run weft list to see the %d workloads)", ErrUnknown, name, len(names))
 }

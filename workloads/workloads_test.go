@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"slices"
@@ -172,15 +173,6 @@ func TestCorrectKernels(t *testing.T) {
 	}
 }
 
-func hasOp(p *isa.Program, ops ...isa.Op) bool {
-	for _, in := range p.Instrs {
-		if slices.Contains(ops, in.Op) {
-			return true
-		}
-	}
-	return false
-}
-
 func TestKernelSuite(t *testing.T) {
 	// The kernels the rest of weft (experiments, docs) refers to by name.
 	want := map[string]string{
@@ -221,7 +213,9 @@ func TestLookupUnknown(t *testing.T) {
 		{"mysql-binlg", "mysql-binlog"},
 		{"counter", "counter-race"},
 		{"pbzip2", "pbzip2-uaf"},
-		{"no-such-kernel-at-all", "stencil"}, // nothing close: lists every name
+		{"counter-lockd", "did you mean counter-locked"}, // best first
+		// Nothing close: point to weft list rather than list every name.
+		{"no-such-kernel-at-all", fmt.Sprintf(`workloads: unknown workload "no-such-kernel-at-all" (run weft list to see the %d workloads)`, len(List()))},
 	}
 	for _, tt := range tests {
 		_, err := Lookup(tt.name)

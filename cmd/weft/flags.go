@@ -200,24 +200,14 @@ func (k *kindFlag) Set(s string) error {
 		if name == "" {
 			continue
 		}
-		kind, ok := parseKindFold(name)
-		if !ok {
+		kind, err := core.ParseKind(name)
+		if err != nil {
 			return fmt.Errorf("unknown event kind %q (kinds: %s)", name, strings.Join(kindNames(), ", "))
 		}
 		k.mask |= core.MaskOf(kind)
 		k.names = append(k.names, kind.String())
 	}
 	return nil
-}
-
-// parseKindFold returns the event kind called name, ignoring case.
-func parseKindFold(name string) (core.Kind, bool) {
-	for k := core.Kind(1); k < core.NumKinds; k++ {
-		if strings.EqualFold(k.String(), name) {
-			return k, true
-		}
-	}
-	return core.KindNone, false
 }
 
 // kindNames lists every event kind's name.

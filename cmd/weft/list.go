@@ -25,7 +25,8 @@ type listEntry struct {
 // cmdList is `weft list [--json]`.
 func cmdList(e env, args []string) error {
 	fs := newFlagSet("list", "weft list [--json]",
-		`Lists every workload in the registry, sorted by name: its name, bug class
+		`Lists every workload in the registry, sorted by name: its name, kind
+(kernel or profile), bug class
 (none for a correct workload), the minimum cores it needs, the paper rows it
 models and its description.
 
@@ -58,7 +59,7 @@ the keys name, kind, class, bug, cores, rows, desc, source and file.`)
 		return err
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tCLASS\tCORES\tPAPER ROWS\tDESCRIPTION")
+	fmt.Fprintln(tw, "NAME\tKIND\tCLASS\tCORES\tPAPER ROWS\tDESCRIPTION")
 	for _, en := range entries {
 		rows := strings.Join(en.Rows, " ")
 		if rows == "" {
@@ -68,7 +69,7 @@ the keys name, kind, class, bug, cores, rows, desc, source and file.`)
 		if en.Cores > 0 {
 			cores = fmt.Sprint(en.Cores)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", en.Name, en.Class, cores, rows, en.Desc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", en.Name, en.Kind, en.Class, cores, rows, en.Desc)
 	}
 	return tw.Flush()
 }

@@ -263,6 +263,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run"}, 2, []string{"-w KERNEL", "usage: weft run"}},
 		{[]string{"run", "-w", "msgpass", "-p", badAsm}, 2, []string{"not both"}},
 		{[]string{"run", "-w", "msgpass", "--runs", "0"}, 2, []string{"--runs"}},
+		{[]string{"run", "-w", "msgpass", "--seed", "9223372036854775807", "--runs", "2"}, 1, []string{"last seed must be at most 9223372036854775807"}},
 		{[]string{"run", "-w", "msgpass", "--seed", "x"}, 2, []string{"seed"}},
 		{[]string{"run", "-w", "msgpass", "--bogus"}, 2, []string{"bogus", "usage: weft run"}},
 		{[]string{"run", "-w", "msgpass", "extra"}, 2, []string{`"extra"`}},
@@ -509,7 +510,7 @@ func TestList(t *testing.T) {
 	}
 	text, _ := mustWeft(t, "list")
 	for _, w := range want {
-		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(w.Name) + ` +` + regexp.QuoteMeta(w.Class) + ` `).MatchString(text) {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(w.Name) + ` +` + w.Kind.String() + ` +` + regexp.QuoteMeta(w.Class) + ` `).MatchString(text) {
 			t.Errorf("list lacks %s (%s):\n%s", w.Name, w.Class, text)
 		}
 	}

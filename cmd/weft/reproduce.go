@@ -21,8 +21,8 @@ table or figure under DIR/NAME/. "all" runs every reproduction; --list names
 them.`)
 	list := fs.Bool("list", false, "list the reproductions and exit")
 	out := fs.String("out", "weft-out", "output `DIR`")
-	seeds := fs.Int("seeds", 0, "runs per point (0: each experiment's default)")
-	workers := fs.Int("workers", 0, "runs in flight (0: one per host CPU)")
+	seeds := fs.Int("seeds", 0, "runs per point (`N`; 0: each experiment's default)")
+	workers := fs.Int("workers", 0, "runs in flight (`N`; 0: one per host CPU)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	pos, err := fs.parse(e, args)
 	if err != nil {

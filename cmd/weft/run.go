@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -60,6 +61,9 @@ The exit status is 0 whatever the programs' outcomes.`)
 	tg, err := t.resolve(fs)
 	if err != nil {
 		return err
+	}
+	if last := tg.cfg.Sim.Seed + uint64(*runs-1); last > math.MaxInt64 || last < tg.cfg.Sim.Seed {
+		return fmt.Errorf("run: seeds %d..%d: the last seed must be at most %d (the largest TOML integer)", tg.cfg.Sim.Seed, last, int64(math.MaxInt64))
 	}
 	if tg.note != "" && !*quiet {
 		fmt.Fprintln(e.stderr, tg.note)

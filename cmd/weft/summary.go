@@ -160,18 +160,9 @@ func outcomeText(r sim.Result) string {
 	return s
 }
 
-// runIPC is the run's IPC: the "ipc" statistic (over the region of
-// interest) when the run counted its instructions there, else instructions
-// per cycle over the whole run. (cpu syncs its "instructions" counter only
-// at roi markers, so a program without them reports 0 instructions and 0
-// IPC in its statistics.)
-func runIPC(r sim.Result) float64 {
-	st := stats(r)
-	if st("instructions") > 0 {
-		return st("ipc")
-	}
-	return ratio(float64(r.Instructions), float64(r.Cycles))
-}
+// runIPC is the run's IPC: instructions per cycle of the region of
+// interest (the whole run when the program has no roi).
+func runIPC(r sim.Result) float64 { return stats(r)("ipc") }
 
 // stats returns a getter for r's named statistics (0 when absent).
 func stats(r sim.Result) func(name string) float64 {

@@ -77,7 +77,7 @@ weft merge.`)
 		dir = filepath.Dir(file) // a sweep directory's own spec: resume it there
 	}
 	if dir == "" {
-		dir = filepath.Join("weft-out", "sweep-"+strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)))
+		dir = filepath.Join("weft-out", "sweep-"+plan.Sweep.Name)
 	}
 	if !*quiet {
 		for _, n := range plan.Notes {
@@ -208,9 +208,9 @@ func parseShard(s string) (int, int, error) {
 	case err1 != nil || err2 != nil:
 		return 0, 0, fmt.Errorf("want I/N with integers I and N, e.g. 0/4")
 	case n < 1:
-		return 0, 0, fmt.Errorf("N must be at least 1, got %d", n)
+		return 0, 0, fmt.Errorf("the shard count N must be at least 1, got %d", n)
 	case i < 0 || i >= n:
-		return 0, 0, fmt.Errorf("I must be from 0 to N-1 = %d, got %d", n-1, i)
+		return 0, 0, fmt.Errorf("the shard index I must be from 0 to N-1 = %d, got %d", n-1, i)
 	}
 	return i, n, nil
 }

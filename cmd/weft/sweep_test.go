@@ -52,7 +52,7 @@ func TestSweepCommand(t *testing.T) {
 		t.Errorf("%d lines in runs.jsonl, want 8", n)
 	}
 	for _, f := range []string{"sweep.toml", "base.toml", "sweep.csv", "sweep.md", "sweep.json",
-		"plots/cycles-vs-sim.jitter_cycles.png", "plots/bus_utilization-vs-sim.jitter_cycles.svg"} {
+		"plots/roi_cycles-vs-sim.jitter_cycles.png", "plots/bus_utilization-vs-sim.jitter_cycles.svg"} {
 		if len(fileBytes(t, filepath.Join(dir, f))) == 0 {
 			t.Errorf("%s is empty", f)
 		}
@@ -92,7 +92,7 @@ func TestSweepCommandErrors(t *testing.T) {
 		want string
 	}{
 		{"no file", []string{"sweep"}, 2, "want one sweep FILE"},
-		{"bad shard", []string{"sweep", good, "--shard", "2/2"}, 2, "--shard 2/2: I must be from 0 to N-1 = 1, got 2"},
+		{"bad shard", []string{"sweep", good, "--shard", "2/2"}, 2, "--shard 2/2: the shard index I must be from 0 to N-1 = 1, got 2"},
 		{"shard syntax", []string{"sweep", good, "--shard", "1"}, 2, "want I/N"},
 		{"bad workers", []string{"sweep", good, "--workers", "-1"}, 2, "--workers"},
 		{"missing file", []string{"sweep", "/no/such.toml"}, 1, "read sweep"},
@@ -177,7 +177,7 @@ func TestExampleSweepEndToEnd(t *testing.T) {
 		t.Errorf("stdout:\n%s", out)
 	}
 	for _, axis := range []string{"bus.c2c_cycles", "memory.latency_cycles"} {
-		for _, m := range []string{"cycles", "ipc", "l1_miss_rate", "bus_utilization"} {
+		for _, m := range []string{"roi_cycles", "ipc", "l1_miss_rate", "bus_utilization"} {
 			for _, ext := range []string{".png", ".svg"} {
 				if len(fileBytes(t, filepath.Join(dir, "plots", m+"-vs-"+axis+ext))) == 0 {
 					t.Errorf("empty plot %s-vs-%s%s", m, axis, ext)
@@ -199,5 +199,20 @@ func TestHelpListsSweep(t *testing.T) {
 		if !strings.Contains(out, "usage: weft "+c) {
 			t.Errorf("help %s: %s", c, out)
 		}
+	}
+}
+
+// A sweep's name, not its file's, names the default output directory.
+func TestSweepNameNamesOutDir(t *testing.T) {
+	file := writeFile(t, "file-stem.toml", "name = \"myname\"\n"+strings.Replace(cliSweep, "out = \"unused\"\n", "", 1))
+	dir := t.TempDir()
+	cwd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(cwd)
+	mustWeft(t, "sweep", file, "--quiet")
+	if _, err := os.Stat(filepath.Join(dir, "weft-out", "sweep-myname", "runs.jsonl")); err != nil {
+		t.Errorf("default output directory: %v", err)
 	}
 }

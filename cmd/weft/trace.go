@@ -59,7 +59,11 @@ truncated file is an error (exit status 1) after the events before it.`)
 	if *text {
 		for _, name := range []string{"c", "config", "w", "workload", "p", "program", "seed", "set", "o", "output"} {
 			if given[name] {
-				return usagef(fs.shortUsage, "trace: --%s does not go with --text", name)
+				dash := "--"
+				if len(name) == 1 {
+					dash = "-"
+				}
+				return usagef(fs.shortUsage, "trace: %s%s does not go with --text", dash, name)
 			}
 		}
 		if len(pos) != 1 {

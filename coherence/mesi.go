@@ -73,8 +73,12 @@ const (
 
 // Transition is one row of the MESI table.
 type Transition struct {
-	Next    State
+	// Next is the line's state after the event.
+	Next State
+	// Actions are the protocol actions the event takes (Act* bits).
 	Actions Action
+	// Defined reports whether the pair is part of the protocol; reaching an
+	// undefined pair is an internal error.
 	Defined bool
 }
 

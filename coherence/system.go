@@ -51,16 +51,31 @@ func ParseMetaPolicy(s string) (MetaPolicy, error) {
 
 // Spec is the fixed configuration of the memory system.
 type Spec struct {
-	Cores       int
-	SizeBytes   int
-	Assoc       int
-	LineBytes   int
-	HitCycles   core.Cycle
-	BusWidth    int
-	ArbCycles   core.Cycle
+	// Cores is the number of cores, 1 to 64, each with a private L1
+	// (cpu.New sets it from cpu.Spec.Cores).
+	Cores int
+	// SizeBytes is the capacity of one core's L1 in bytes.
+	SizeBytes int
+	// Assoc is the number of ways per set.
+	Assoc int
+	// LineBytes is the cache line size in bytes, a power of two ≥ 8.
+	LineBytes int
+	// HitCycles is the L1 hit latency in cycles. The processor charges it
+	// (cpu.Spec.HitCycles); the memory system does not read it.
+	HitCycles core.Cycle
+	// BusWidth is how many bytes the bus moves per cycle.
+	BusWidth int
+	// ArbCycles is the time in cycles from a bus request to its grant.
+	ArbCycles core.Cycle
+	// SnoopCycles is the time in cycles for the other caches to snoop a
+	// transaction and respond.
 	SnoopCycles core.Cycle
-	C2CCycles   core.Cycle
-	MemCycles   core.Cycle
+	// C2CCycles is the time in cycles of a cache-to-cache supply of a line,
+	// before the data transfer.
+	C2CCycles core.Cycle
+	// MemCycles is the time in cycles of a main-memory access, before the
+	// data transfer.
+	MemCycles core.Cycle
 
 	// MetaWords is the number of uint64 words of metadata per line (0: none).
 	MetaWords int
@@ -92,12 +107,18 @@ func (k TxnKind) String() string { return txnNames[k] }
 // Txn is the bus transaction in flight. Extensions read it in their hooks;
 // Responders is borrowed.
 type Txn struct {
-	Kind  TxnKind
-	Core  int
+	// Kind is the transaction type (TxnNone in OnIssue: the bus picks it
+	// at the grant).
+	Kind TxnKind
+	// Core is the requesting core.
+	Core int
+	// Write reports whether the miss is for a write.
 	Write bool
-	PC    int32
-	// Addr is the accessed address; Line is its line number (Addr >> line shift).
+	// PC is the PC of the instruction that missed.
+	PC int32
+	// Addr is the accessed byte address.
 	Addr uint64
+	// Line is Addr's line number (Addr >> the line shift).
 	Line uint64
 	// Ctx is free for an extension to capture state at issue (the MSHR).
 	Ctx uint64
@@ -105,9 +126,12 @@ type Txn struct {
 	Supplier int
 	// Responders are the cores that held the line when it was snooped.
 	Responders []int
-	Requested  core.Cycle
-	Granted    core.Cycle
-	Done       core.Cycle
+	// Requested is the cycle the miss asked for the bus.
+	Requested core.Cycle
+	// Granted is the cycle the bus was granted (0 in OnIssue).
+	Granted core.Cycle
+	// Done is the cycle the transaction completed (0 in OnIssue).
+	Done core.Cycle
 }
 
 // Hooks are the callbacks a hardware extension registers on protocol

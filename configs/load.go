@@ -23,11 +23,16 @@ var presetFS embed.FS
 // Error is a problem with a config, located by file, line and key as far as
 // they are known.
 type Error struct {
-	File string // file or preset the config came from; "" if none
-	Line int    // 1-based line in File; 0 if unknown
-	Key  string // dotted key, e.g. "cache.l1.size_bytes"; "" if none
-	Msg  string // what is wrong
-	Err  error  // the decoder's error, if any
+	// File is the file or preset the config came from ("" if none).
+	File string
+	// Line is the 1-based line in File (0 if unknown).
+	Line int
+	// Key is the dotted key, e.g. "cache.l1.size_bytes" ("" if none).
+	Key string
+	// Msg says what is wrong.
+	Msg string
+	// Err is the decoder's error, if any.
+	Err error
 }
 
 // Error formats e as "file:line: key: message", leaving out what is unknown.

@@ -118,10 +118,15 @@ func (w SweepWorkload) Label() string {
 // SweepError is a problem with a sweep file, located by file, line and the
 // key, axis or workload it concerns.
 type SweepError struct {
-	File  string // the sweep file
-	Line  int    // 1-based line in File; 0 if unknown
-	Where string // the key, axis or workload, e.g. `axis "machine.cores" value 100`; "" if none
-	Err   error  // what is wrong
+	// File is the sweep file.
+	File string
+	// Line is the 1-based line in File (0 if unknown).
+	Line int
+	// Where is the key, axis or workload concerned, e.g.
+	// `axis "machine.cores" value 100` ("" if none).
+	Where string
+	// Err says what is wrong.
+	Err error
 }
 
 // Error formats e as "sweep file:line: where: problem".

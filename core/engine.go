@@ -9,11 +9,17 @@ type Handler interface {
 // Item is one scheduled event: a plain value, so the queue can be copied
 // into a snapshot and restored.
 type Item struct {
-	At     Cycle
-	Seq    uint64
+	// At is the cycle the event fires.
+	At Cycle
+	// Seq is the event's sequence number: it orders events of one cycle,
+	// and Cancel takes it.
+	Seq uint64
+	// Target is the handler's id, as Register returned it.
 	Target int32
-	Op     int32
-	Arg    uint64
+	// Op is the handler-defined operation passed to Handle.
+	Op int32
+	// Arg is the handler-defined argument passed to Handle.
+	Arg uint64
 }
 
 func (a *Item) before(b *Item) bool {
@@ -163,9 +169,12 @@ func (e *Engine) pop() Item {
 
 // EngineState is a copy of the engine's mutable state.
 type EngineState struct {
+	// Heap is the event queue, in heap order.
 	Heap []Item
-	Seq  uint64
-	Now  Cycle
+	// Seq is the last sequence number given out.
+	Seq uint64
+	// Now is the cycle of the event being (or last) handled.
+	Now Cycle
 }
 
 // Save copies the engine's queue and counters into st, reusing its storage.

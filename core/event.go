@@ -139,16 +139,29 @@ const NoPC int32 = -1
 // documented beside the producer; unused fields are zero. List is borrowed:
 // an observer that keeps it must copy it.
 type Event struct {
-	Kind   Kind
-	Flags  uint8
-	Core   int32
+	// Kind says what the event reports.
+	Kind Kind
+	// Flags holds Flag* bits (FlagSync, FlagHit, FlagC2C).
+	Flags uint8
+	// Core is the core the event concerns, or -1 for run-wide events.
+	Core int32
+	// Thread is the thread that caused it, or -1 (bus and cache events).
 	Thread int32
-	PC     int32
-	Cycle  Cycle
-	Addr   uint64
-	Value  int64
-	Words  [4]uint64
-	List   []uint64
+	// PC is the PC of the instruction that caused it, or NoPC.
+	PC int32
+	// Cycle is the cycle at which it happened.
+	Cycle Cycle
+	// Addr is the byte address it concerns (a line's first byte for bus
+	// and cache events), or 0.
+	Addr uint64
+	// Value is a kind-specific signed payload, such as the value read or
+	// written.
+	Value int64
+	// Words are kind-specific payload words, documented beside the producer.
+	Words [4]uint64
+	// List is a kind-specific payload of any length, such as the cores that
+	// responded to a bus transaction.
+	List []uint64
 }
 
 // Observer is a passive consumer of events. It must not change the run.

@@ -5,6 +5,7 @@ import "math/bits"
 // RNG is a small deterministic pseudo-random stream (splitmix64). Its whole
 // state is one word, so it snapshots by value.
 type RNG struct {
+	// State is the generator's whole state; each draw advances it.
 	State uint64
 }
 

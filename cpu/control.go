@@ -32,12 +32,19 @@ const (
 // holds or Timeout cycles pass. Rules of one thread fire in the order they
 // were added, each once.
 type ParkRule struct {
+	// Thread is the thread to park.
 	Thread int32
-	PC     int32
-	Until  Until
-	Addr   uint64
-	Cycle  core.Cycle
-	Pred   func(m *Machine) bool
+	// PC is the instruction the thread parks before.
+	PC int32
+	// Until is the condition that releases it.
+	Until Until
+	// Addr is the byte address UntilAccess, UntilWrite and UntilInvalidate
+	// watch.
+	Addr uint64
+	// Cycle is the release cycle for UntilCycle.
+	Cycle core.Cycle
+	// Pred is the condition for UntilPredicate.
+	Pred func(m *Machine) bool
 	// Timeout releases the thread this many cycles after it parked; 0 waits
 	// for the condition alone.
 	Timeout core.Cycle
@@ -45,10 +52,16 @@ type ParkRule struct {
 
 // ParkResult reports what became of a park rule.
 type ParkResult struct {
-	Parked     bool
-	Released   bool
-	TimedOut   bool
-	ParkedAt   core.Cycle
+	// Parked reports whether the thread reached PC and parked.
+	Parked bool
+	// Released reports whether it has been released.
+	Released bool
+	// TimedOut reports whether the rule's Timeout released it, not its
+	// condition.
+	TimedOut bool
+	// ParkedAt is the cycle it parked.
+	ParkedAt core.Cycle
+	// ReleasedAt is the cycle it was released.
 	ReleasedAt core.Cycle
 }
 
@@ -223,12 +236,18 @@ func (m *Machine) lineLost(now core.Cycle, line uint64) {
 
 // CheckCtx describes a memory access in its check phase.
 type CheckCtx struct {
-	Core   int
+	// Core is the accessing core.
+	Core int
+	// Thread is the accessing thread.
 	Thread int32
-	PC     int32
-	Addr   uint64
-	Write  bool
-	Cycle  core.Cycle
+	// PC is the PC of the accessing instruction.
+	PC int32
+	// Addr is the accessed byte address.
+	Addr uint64
+	// Write reports whether the access writes.
+	Write bool
+	// Cycle is the core's time at the check.
+	Cycle core.Cycle
 	// TimedOut is set when the access is retried after a stall timed out.
 	TimedOut bool
 }
@@ -237,7 +256,8 @@ type CheckCtx struct {
 type Verdict struct {
 	// Stall parks the access until another thread touches its line or
 	// Timeout cycles pass (0: no timeout); it is then checked again.
-	Stall   bool
+	Stall bool
+	// Timeout is the stall's limit in cycles (0: none).
 	Timeout core.Cycle
 }
 

@@ -16,12 +16,21 @@ import (
 
 // Spec is the fixed configuration of the processor side.
 type Spec struct {
-	Cores           int
-	ALUCycles       core.Cycle
-	HitCycles       core.Cycle
-	JitterCycles    uint64
+	// Cores is the number of cores.
+	Cores int
+	// ALUCycles is the latency in cycles of a non-memory instruction.
+	ALUCycles core.Cycle
+	// HitCycles is the latency in cycles of an L1 hit.
+	HitCycles core.Cycle
+	// JitterCycles is the largest random extra latency, in cycles, added to
+	// each memory instruction.
+	JitterCycles uint64
+	// StartSkewCycles is the largest random delay, in cycles, before each
+	// spawned thread starts.
 	StartSkewCycles uint64
-	MaxCycles       core.Cycle
+	// MaxCycles is the hang limit in cycles: a run with an event past it
+	// ends as a hang.
+	MaxCycles core.Cycle
 	// HeapWords bounds the bump heap; an alloc past it crashes.
 	HeapWords int
 }
@@ -59,11 +68,16 @@ func ParseOutcome(s string) (OutcomeKind, error) {
 
 // Outcome says how a run ended and which instruction caused it.
 type Outcome struct {
-	Kind   OutcomeKind
-	PC     int32
+	// Kind is how the run ended.
+	Kind OutcomeKind
+	// PC is the PC of the instruction that caused the outcome, or core.NoPC.
+	PC int32
+	// Thread is the thread that caused it, or -1.
 	Thread int32
-	Msg    string
-	Cycle  core.Cycle
+	// Msg explains the outcome ("" for a pass).
+	Msg string
+	// Cycle is the cycle the run ended.
+	Cycle core.Cycle
 }
 
 // Bucket is one class of the per-core cycle breakdown.
@@ -116,12 +130,19 @@ type Stats [NumStats]uint64
 
 // ThreadInfo describes one thread of the run.
 type ThreadInfo struct {
-	Core   int32
+	// Core is the core the thread runs on.
+	Core int32
+	// Parent is the thread that spawned it, or -1 for the main thread.
 	Parent int32
+	// Exited reports whether the thread has exited.
 	Exited bool
+	// Instrs is the number of instructions the thread executed, updated
+	// when it exits and when the run ends.
 	Instrs uint64
-	Start  core.Cycle
-	End    core.Cycle
+	// Start is the cycle the thread started, start skew included.
+	Start core.Cycle
+	// End is the cycle the thread exited or the run ended (0 until then).
+	End core.Cycle
 }
 
 // machineState is everything a snapshot copies besides the cores, the

@@ -48,7 +48,10 @@ func (e Env) seeds(def int) int {
 
 // Report is an experiment's output, written by Write.
 type Report struct {
-	Name  string
+	// Name is the experiment's name and the report's default file stem
+	// (NAME.md, NAME/).
+	Name string
+	// Title is the report's Markdown heading.
 	Title string
 	// Intro says what the experiment reproduces and how.
 	Intro string
@@ -69,10 +72,15 @@ type Report struct {
 
 // Section is one part of a report: text, tables and plots.
 type Section struct {
+	// Heading is the section's Markdown heading ("" for none).
 	Heading string
-	Text    string
-	Tables  []*results.Table
-	Plots   []Plot
+	// Text is the prose under the heading.
+	Text string
+	// Tables are saved under the report's directory and shown in Markdown.
+	Tables []*results.Table
+	// Plots are drawn under the report's directory and shown after the
+	// tables.
+	Plots []Plot
 	// Comment is the honest comment on differences from the paper.
 	Comment string
 }
@@ -80,15 +88,21 @@ type Section struct {
 // Plot is one figure: Draw writes path.png and path.svg; Data, when set,
 // is saved as the figure's CSV.
 type Plot struct {
-	Name    string
+	// Name is the figure's file stem under the report's directory.
+	Name string
+	// Caption is the figure's caption and alt text ("" for none).
 	Caption string
-	Draw    func(path string) error
-	Data    *results.Table
+	// Draw writes path.png and path.svg.
+	Draw func(path string) error
+	// Data is the figure's data, saved as CSV (nil for none).
+	Data *results.Table
 }
 
 // NamedConfig is one configuration used by an experiment.
 type NamedConfig struct {
-	Name   string
+	// Name labels the configuration in the report.
+	Name string
+	// Config is the configuration.
 	Config configs.Config
 }
 

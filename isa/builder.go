@@ -38,9 +38,12 @@ func (r Reg) String() string { return "r" + strconv.Itoa(int(r)) }
 // Sym (when set) plus the value of register Base plus Off bytes. With Base
 // R0 the address is a constant and must be 8-byte aligned.
 type Mem struct {
-	Sym  string
+	// Sym is the data symbol whose address is added ("" for none).
+	Sym string
+	// Base is the register whose value is added (R0 for none).
 	Base Reg
-	Off  int64
+	// Off is the offset in bytes.
+	Off int64
 }
 
 // Sym is the memory operand `sym`.
@@ -82,9 +85,12 @@ func validClass(c string) bool {
 // or 0 when there is none (built programs, whose Msg then names the
 // instruction or object).
 type PosError struct {
+	// File is the source file, or `builder "NAME"` for a built program.
 	File string
+	// Line is the 1-based source line, or 0.
 	Line int
-	Msg  string
+	// Msg says what is wrong.
+	Msg string
 }
 
 // Error formats the error as "file:line: message".

@@ -18,12 +18,15 @@ const (
 
 // Block is a basic block: the instructions [Start, End).
 type Block struct {
+	// Start is the PC of the block's first instruction.
 	Start int32
-	End   int32
+	// End is the PC one past its last instruction.
+	End int32
 	// Succs and Preds are block indices in ascending order. A call falls
 	// through to the next instruction; call and spawn edges are in
 	// CFG.Calls and CFG.Spawns instead.
 	Succs []int
+	// Preds are the indices of the blocks with an edge into this one.
 	Preds []int
 	// Exit is set when the block leaves its thread or function: it ends
 	// in exit or ret, runs off the end of the code, or jumps out of it.
@@ -33,14 +36,18 @@ type Block struct {
 // Site is a call or spawn: the instruction, its block and the target
 // block.
 type Site struct {
-	PC     int32
-	Block  int
+	// PC is the PC of the call or spawn instruction.
+	PC int32
+	// Block is the index of the block that holds it.
+	Block int
+	// Target is the index of the block it calls or spawns.
 	Target int
 }
 
 // Loop is a natural loop: a header and every block that reaches a back
 // edge's tail without passing through the header.
 type Loop struct {
+	// Header is the index of the loop's header block.
 	Header int
 	// Latches are the tails of the back edges into Header, ascending.
 	Latches []int
@@ -49,21 +56,26 @@ type Loop struct {
 	// Parent is the index in CFG.Loops of the innermost enclosing loop, or
 	// -1; Depth is 1 for an outermost loop.
 	Parent int
-	Depth  int
+	// Depth is the loop's nesting depth, 1 for an outermost loop.
+	Depth int
 }
 
 // CFG is the control-flow graph of a program with its dominator and
 // post-dominator trees and natural loops.
 type CFG struct {
-	Prog   *Program
+	// Prog is the program the graph describes.
+	Prog *Program
+	// Blocks are the basic blocks in PC order.
 	Blocks []Block
 	// BlockOf maps a PC to its block.
 	BlockOf []int
 	// Entries are the blocks where execution can start: main's, then the
 	// call and spawn targets, ascending and without duplicates.
 	Entries []int
-	Calls   []Site
-	Spawns  []Site
+	// Calls are the call sites in PC order.
+	Calls []Site
+	// Spawns are the spawn sites in PC order.
+	Spawns []Site
 	// IDom is each block's immediate dominator, VirtualEntry for entry
 	// blocks, or NoBlock when no entry reaches it.
 	IDom []int

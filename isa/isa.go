@@ -154,19 +154,34 @@ func (o Op) TouchesMemory() bool {
 // source form (sym, sym+imm, [rs], [rs+imm], sym[rs]) reduces to it. The
 // second memory operand of cwait is Base2 + Off2.
 type Instruction struct {
-	Op     Op
-	Rd     uint8
-	Rs     uint8
-	Rt     uint8
-	Base   uint8
-	Base2  uint8
+	// Op is the opcode.
+	Op Op
+	// Rd is the destination register.
+	Rd uint8
+	// Rs is the first source register.
+	Rs uint8
+	// Rt is the second source register.
+	Rt uint8
+	// Base is the register of the memory operand.
+	Base uint8
+	// Base2 is the register of cwait's second (lock) memory operand.
+	Base2 uint8
+	// UseImm says Imm stands in for the register of an "Rt or Imm" or
+	// "Rs or Imm" operand.
 	UseImm bool
 	// Bug marks the instruction as part of the ground-truth bug (@bug).
-	Bug    bool
-	Imm    int64
-	Imm2   int64
-	Off    int64
-	Off2   int64
+	Bug bool
+	// Imm is the immediate: a value or address, or a count of words (alloc,
+	// free), threads (barrier) or cycles (work, delay's lower bound).
+	Imm int64
+	// Imm2 is delay's upper bound in cycles.
+	Imm2 int64
+	// Off is the memory operand's offset in bytes, symbol address included.
+	Off int64
+	// Off2 is the offset in bytes of cwait's second memory operand.
+	Off2 int64
+	// Target is the PC of a branch, jmp or call target, or where a spawned
+	// thread starts.
 	Target int32
 	// Msg indexes Program.Strings for assert and fail.
 	Msg int32
@@ -180,29 +195,41 @@ type Instruction struct {
 
 // Symbol is a named data object.
 type Symbol struct {
-	Name  string
-	Addr  uint64
+	// Name is the symbol's name.
+	Name string
+	// Addr is the byte address of its first word.
+	Addr uint64
+	// Words is its size in words.
 	Words int
 }
 
 // Label names a code position.
 type Label struct {
+	// Name is the label's name.
 	Name string
-	PC   int32
+	// PC is the instruction it names.
+	PC int32
 }
 
 // Func is a .func region: instructions [Start, End).
 type Func struct {
-	Name  string
+	// Name is the .func name.
+	Name string
+	// Start is the PC of its first instruction.
 	Start int32
-	End   int32
+	// End is the PC one past its last instruction.
+	End int32
 }
 
 // CodePoint is a source-level location that one or more instructions map
 // to: a source line by default, or a name given with @cp.
 type CodePoint struct {
+	// Name is the @cp name, or "" for a source-line code point.
 	Name string
+	// Line is the 1-based source line of its first instruction (0 for built
+	// programs).
 	Line int32
+	// Func is its first instruction's Instruction.Func.
 	Func int32
 }
 
@@ -210,9 +237,12 @@ type CodePoint struct {
 // config assignments Sets ("key=value", as for --set) and the kernel's bug
 // shows.
 type Forcing struct {
-	Seed    uint64
+	// Seed is the seed to run with, when HasSeed is set.
+	Seed uint64
+	// HasSeed reports whether the directive names a seed.
 	HasSeed bool
-	Sets    []string
+	// Sets are the config assignments, "key=value" as for --set.
+	Sets []string
 }
 
 // String spells the forcing as the .force directive's argument.
@@ -260,9 +290,13 @@ type Program struct {
 	// Name is the .kernel name (default: the file name without extension).
 	Name string
 	// File is the source file name, for messages.
-	File   string
-	Desc   string
-	Class  string
+	File string
+	// Desc is the program's description (.desc).
+	Desc string
+	// Class is the bug class (.class): none, race, atomicity, order,
+	// multivar or deadlock ("" when absent).
+	Class string
+	// Source is the program's provenance (.source).
 	Source string
 	// MinCores is the .cores directive (0 when absent).
 	MinCores int
@@ -270,19 +304,26 @@ type Program struct {
 	// which the kernel's bug shows deterministically.
 	Force []Forcing
 	// Expect holds the expected outputs when HasExpect is set.
-	Expect    []int64
+	Expect []int64
+	// HasExpect reports whether the program has an .expect directive.
 	HasExpect bool
 
+	// Instrs are the instructions, indexed by PC.
 	Instrs []Instruction
 	// Data is the initial image of the data segment, one value per word,
 	// starting at DataBase.
 	Data []int64
 
-	Symbols    []Symbol
-	Labels     []Label
-	Funcs      []Func
+	// Symbols are the data symbols in definition order.
+	Symbols []Symbol
+	// Labels are the code labels in definition order.
+	Labels []Label
+	// Funcs are the .func regions in source order.
+	Funcs []Func
+	// CodePoints are the code points Instruction.CodePoint indexes.
 	CodePoints []CodePoint
-	Strings    []string
+	// Strings are the assert and fail messages Instruction.Msg indexes.
+	Strings []string
 }
 
 // DataEnd returns the first address past the data segment.

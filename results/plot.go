@@ -23,21 +23,28 @@ import (
 
 // Series is one named set of values, one per category.
 type Series struct {
-	Name   string
+	// Name is the series' legend label.
+	Name string
+	// Values holds one value per category, in category order.
 	Values []float64
 }
 
 // LineSeries is one line of a Line plot: points (X[i], Y[i]) with error bars
 // of ±YErr[i] when YErr is not nil.
 type LineSeries struct {
+	// Name is the line's legend label.
 	Name string
+	// X and Y are the points' coordinates, of equal length.
 	X, Y []float64
+	// YErr holds the error bars' half-heights, one per point (nil: none).
 	YErr []float64
 }
 
 // BoxSeries is one box of a Box plot: the sample it summarises.
 type BoxSeries struct {
-	Name   string
+	// Name is the box's label on the x axis.
+	Name string
+	// Values is the sample.
 	Values []float64
 }
 

@@ -13,10 +13,16 @@ import (
 // A Summary describes a sample, typically one metric over the seeds of a
 // sweep point.
 type Summary struct {
-	N                      int
+	// N is the number of values.
+	N int
+	// Mean, Median, Min and Max are the sample's mean, median, minimum and
+	// maximum.
 	Mean, Median, Min, Max float64
-	Std                    float64 // sample standard deviation (n−1)
-	CI95                   float64 // half-width of the 95% confidence interval of the mean, Student's t
+	// Std is the sample standard deviation (n−1).
+	Std float64
+	// CI95 is the half-width of the 95% confidence interval of the mean,
+	// Student's t.
+	CI95 float64
 }
 
 // Summarize describes xs. Std is the sample standard deviation and CI95 the

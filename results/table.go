@@ -11,11 +11,16 @@ import (
 // A Table is one result table. Cells are strings or float64 (ints are
 // stored as float64 and printed without a decimal point when integral).
 type Table struct {
-	Name    string   // file stem: "table5", "sweep-cycles"
-	Title   string   // heading in Markdown; Name when empty
-	Columns []string // column headers
-	Rows    [][]any  // each row len(Columns); cell is string or float64
-	Notes   []string // free text printed under the table in Markdown
+	// Name is the file stem: "table5", "sweep-cycles".
+	Name string
+	// Title is the heading in Markdown; Name when empty.
+	Title string
+	// Columns are the column headers.
+	Columns []string
+	// Rows each hold len(Columns) cells, each a string or float64.
+	Rows [][]any
+	// Notes are free text printed under the table in Markdown.
+	Notes []string
 }
 
 // NewTable returns an empty table with the given columns.

@@ -12,9 +12,12 @@ import (
 
 // Job is one run: a program on a config with a seed.
 type Job struct {
-	Config  configs.Config
+	// Config is the machine to run on.
+	Config configs.Config
+	// Program is the program to run.
 	Program *isa.Program
-	Seed    uint64
+	// Seed is the run's seed.
+	Seed uint64
 }
 
 // RunJobs runs jobs across host cores (workers 0: one per host CPU) and
@@ -74,10 +77,14 @@ func RunJobs(jobs []Job, workers int, onDone func(done int)) ([]Result, error) {
 
 // Batch describes n runs of one program: run i uses seed BaseSeed + i.
 type Batch struct {
-	Config   configs.Config
-	Program  *isa.Program
+	// Config is the machine every run uses.
+	Config configs.Config
+	// Program is the program every run runs.
+	Program *isa.Program
+	// BaseSeed is the seed of run 0.
 	BaseSeed uint64
-	Runs     int
+	// Runs is the number of runs.
+	Runs int
 	// Workers is the number of runs in flight (0: one per host CPU).
 	Workers int
 	// OnDone, when set, is called once per finished run, from one goroutine

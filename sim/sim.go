@@ -111,25 +111,44 @@ func Run(cfg configs.Config, prog *isa.Program, seed uint64, opts ...Option) (Re
 // Result is the record of one run, as printed by `weft run --json`. It holds
 // no host times, so equal runs give equal bytes.
 type Result struct {
-	Workload           string     `json:"workload"`
-	Seed               uint64     `json:"seed"`
-	Outcome            string     `json:"outcome"`
-	OutcomePC          int32      `json:"outcome_pc"`
-	OutcomeThread      int32      `json:"outcome_thread"`
-	OutcomeMsg         string     `json:"outcome_msg"`
-	Cycles             uint64     `json:"cycles"`
-	Instructions       uint64     `json:"instructions"`
-	ThreadInstructions []uint64   `json:"thread_instructions"`
-	Outputs            []int64    `json:"outputs"`
-	Stats              Stats      `json:"stats"`
-	Breakdown          []CoreTime `json:"cycle_breakdown"`
-	Cores              int        `json:"cores"`
-	ConfigHash         string     `json:"config_hash"`
+	// Workload is the program's name.
+	Workload string `json:"workload"`
+	// Seed is the run's seed.
+	Seed uint64 `json:"seed"`
+	// Outcome is how the run ended: pass, wrong_output, hang, error,
+	// assert or crash.
+	Outcome string `json:"outcome"`
+	// OutcomePC is the PC of the instruction that caused the outcome, or -1.
+	OutcomePC int32 `json:"outcome_pc"`
+	// OutcomeThread is the thread that caused the outcome, or -1.
+	OutcomeThread int32 `json:"outcome_thread"`
+	// OutcomeMsg explains the outcome ("" for a pass).
+	OutcomeMsg string `json:"outcome_msg"`
+	// Cycles is the run's length in cycles: the cycle it ended.
+	Cycles uint64 `json:"cycles"`
+	// Instructions is the number of instructions all threads executed.
+	Instructions uint64 `json:"instructions"`
+	// ThreadInstructions is each thread's instruction count, by thread id.
+	ThreadInstructions []uint64 `json:"thread_instructions"`
+	// Outputs are the values written by out, in global order.
+	Outputs []int64 `json:"outputs"`
+	// Stats are the region-of-interest statistics: counters, rates per 10k
+	// memory operations, miss rate, bus utilisation and IPC.
+	Stats Stats `json:"stats"`
+	// Breakdown is each core's cycle breakdown, by core.
+	Breakdown []CoreTime `json:"cycle_breakdown"`
+	// Cores is the number of cores (machine.cores).
+	Cores int `json:"cores"`
+	// ConfigHash is the hash of the run's canonical config.
+	ConfigHash string `json:"config_hash"`
 }
 
 // Stat is one named statistic.
 type Stat struct {
-	Name  string
+	// Name is the statistic's JSON key, e.g. "l1_miss_rate".
+	Name string
+	// Value is its value: a count, cycles, a rate per 10k memory operations
+	// (names ending _per_10k) or a ratio.
 	Value float64
 }
 
@@ -194,13 +213,24 @@ func (s Stats) Get(name string) (float64, bool) {
 
 // CoreTime is one core's cycle breakdown.
 type CoreTime struct {
-	Busy        uint64 `json:"busy"`
-	MemStall    uint64 `json:"mem_stall"`
-	LockWait    uint64 `json:"lock_wait"`
+	// Busy is the cycles not spent in any other bucket.
+	Busy uint64 `json:"busy"`
+	// MemStall is the cycles stalled on memory: jitter, check-phase stalls
+	// and misses outside lock, barrier and cwait.
+	MemStall uint64 `json:"mem_stall"`
+	// LockWait is the cycles acquiring locks (cwait's reacquire too),
+	// misses and spinning included.
+	LockWait uint64 `json:"lock_wait"`
+	// BarrierWait is the cycles in barriers, misses and waiting included.
 	BarrierWait uint64 `json:"barrier_wait"`
-	CondWait    uint64 `json:"cond_wait"`
-	JoinWait    uint64 `json:"join_wait"`
-	Idle        uint64 `json:"idle"`
+	// CondWait is the cycles cwait spends releasing its lock and waiting
+	// for a signal, misses included.
+	CondWait uint64 `json:"cond_wait"`
+	// JoinWait is the cycles waiting in join for a thread to exit.
+	JoinWait uint64 `json:"join_wait"`
+	// Idle is the cycles with no thread on the core, or its thread parked
+	// by a cpu.ParkRule.
+	Idle uint64 `json:"idle"`
 }
 
 // Collect builds the result of a finished run.
@@ -279,9 +309,12 @@ func Collect(m *cpu.Machine, cfg configs.Config, seed uint64) Result {
 // OutcomeCount is how many runs of a batch ended in one outcome, and the
 // index of the first.
 type OutcomeCount struct {
+	// Outcome is the outcome's name.
 	Outcome string
-	Count   int
-	First   int
+	// Count is the number of runs that ended in it.
+	Count int
+	// First is the index in the batch of the first such run.
+	First int
 }
 
 // CountOutcomes counts a batch's outcomes, in order of precedence (pass

@@ -37,8 +37,10 @@ const (
 
 // AxisValue is the value of one axis at a sweep point.
 type AxisValue struct {
-	Key   string
-	Value any // int64, float64, string or bool
+	// Key is the axis's dotted config key.
+	Key string
+	// Value is the axis's value: int64, float64, string or bool.
+	Value any
 }
 
 // AxisValues are a point's axis values in the sweep file's axis order. They
@@ -152,9 +154,14 @@ func (a *AxisValues) UnmarshalJSON(b []byte) error {
 // point, run index and axis values in front. Its workload is the sweep
 // workload's label (configs.SweepWorkload.Label).
 type SweepRun struct {
-	Point int        `json:"point"`
-	Run   int        `json:"run"`
-	Axes  AxisValues `json:"axes"`
+	// Point is the point's index (SweepPoint.Index).
+	Point int `json:"point"`
+	// Run is the run's index within the point; it ran with seed
+	// configs.Sweep.Seed + Run.
+	Run int `json:"run"`
+	// Axes are the point's axis values.
+	Axes AxisValues `json:"axes"`
+	// Result is the run's record.
 	Result
 }
 
@@ -175,8 +182,9 @@ type SweepPoint struct {
 	Index int
 	// Axes holds the point's value of every axis, in axis order.
 	Axes AxisValues
-	// Workload is the workload's label; WorkloadIndex indexes Sweep.Workloads.
-	Workload      string
+	// Workload is the workload's label (configs.SweepWorkload.Label).
+	Workload string
+	// WorkloadIndex indexes Sweep.Workloads.
 	WorkloadIndex int
 	// Config is the point's config: base, axis values, machine.cores raised
 	// to the program's .cores when no axis or override sets it.
@@ -189,12 +197,14 @@ type SweepPoint struct {
 // SweepPlan is a sweep expanded and validated against its base config and
 // the workload registry: every point is known to build and run.
 type SweepPlan struct {
+	// Sweep is the parsed sweep file.
 	Sweep configs.Sweep
 	// Base is the resolved base config (configs.Sweep.BaseConfig).
 	Base configs.Config
 	// Hash identifies the sweep (configs.Sweep.Hash); a sweep directory
 	// holds the runs of one hash.
-	Hash   string
+	Hash string
+	// Points are the points to run, in expansion order.
 	Points []SweepPoint
 	// Notes are messages for the user, such as cores raised for a kernel.
 	Notes []string
@@ -324,6 +334,7 @@ type SweepProgress struct {
 
 // SweepStatus is how a call to RunSweep ended.
 type SweepStatus struct {
+	// SweepProgress counts the shard's points and runs as the call ended.
 	SweepProgress
 	// Computed is the number of runs this call ran.
 	Computed int

@@ -4,6 +4,7 @@ import "weft/isa"
 
 // Synthetic is a named synthetic profile: a generator and its parameters.
 type Synthetic struct {
+	// Name is the profile's registry name.
 	Name string
 	// Program generates the workload for a machine of cores cores (0: the
 	// profile's default thread count).

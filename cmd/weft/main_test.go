@@ -635,3 +635,24 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{plural(0, "run"), "0 runs"},
+		{plural(1, "run"), "1 run"},
+		{plural(2, "worker"), "2 workers"},
+		{plural(int64(1), "spin"), "1 spin"},
+		{plural(uint64(5), "event"), "5 events"},
+		{plural(1, "directory"), "1 directory"},
+		{plural(3, "directory"), "3 directories"},
+		{plural(2, "upgrade miss"), "2 upgrade misses"},
+		{plural(2, "RMW"), "2 RMWs"},
+		{plural(2, "host CPU"), "2 host CPUs"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

@@ -45,12 +45,16 @@ leaves out the points without runs.`)
 		if st.Total-st.Runs > len(st.Missing) {
 			list += ", …"
 		}
-		fmt.Fprintf(e.stderr, "weft: merge: warning: %d of %d runs are missing (%s); the report covers the points with runs\n",
-			st.Total-st.Runs, st.Total, list)
+		missing, are := st.Total-st.Runs, "are"
+		if missing == 1 {
+			are = "is"
+		}
+		fmt.Fprintf(e.stderr, "weft: merge: warning: %d of %s %s missing (%s); the report covers the points with runs\n",
+			missing, plural(st.Total, "run"), are, list)
 	}
-	fmt.Fprintf(e.stdout, "merged %d directories into %s: sweep %s, %d of %d runs", len(pos), *out, plan.Hash, st.Runs, st.Total)
+	fmt.Fprintf(e.stdout, "merged %s into %s: sweep %s, %d of %s", plural(len(pos), "directory"), *out, plan.Hash, st.Runs, plural(st.Total, "run"))
 	if st.Duplicates > 0 {
-		fmt.Fprintf(e.stdout, " (%d identical duplicates)", st.Duplicates)
+		fmt.Fprintf(e.stdout, " (%s)", plural(st.Duplicates, "identical duplicate"))
 	}
 	fmt.Fprintln(e.stdout)
 	return sweepReport(e, plan, *out, "weft merge "+shellArgs(args))

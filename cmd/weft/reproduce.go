@@ -97,7 +97,7 @@ func runExperiment(e env, x experiments.Experiment, xenv experiments.Env, dir, s
 	} else {
 		fmt.Fprintf(e.stdout, "%s: %s\n", x.Name, r.Summary)
 	}
-	fmt.Fprintf(e.stdout, "  report: %s\n  host: %d simulated instructions in %.2f s on %d host CPUs: %s simulated instructions/s\n",
-		path, r.Instructions, secs, runtime.GOMAXPROCS(0), si(float64(r.Instructions)/secs))
+	fmt.Fprintf(e.stdout, "  report: %s\n  host: %s in %.2f s on %s: %s simulated instructions/s\n",
+		path, plural(r.Instructions, "simulated instruction"), secs, plural(runtime.GOMAXPROCS(0), "host CPU"), si(float64(r.Instructions)/secs))
 	return r, nil
 }

@@ -14,12 +14,12 @@ import (
 // printRun prints the readable summary of one run.
 func printRun(w io.Writer, tg target, r sim.Result) {
 	st := stats(r)
-	fmt.Fprintf(w, "workload  %s   seed %d   %d cores   config %s\n", r.Workload, r.Seed, r.Cores, r.ConfigHash)
+	fmt.Fprintf(w, "workload  %s   seed %d   %s   config %s\n", r.Workload, r.Seed, plural(r.Cores, "core"), r.ConfigHash)
 	fmt.Fprintf(w, "outcome   %s\n", outcomeText(r))
 	fmt.Fprintf(w, "cycles    %d\n", r.Cycles)
 	ipc := fmt.Sprintf("IPC %.3f", runIPC(r))
 	if roi := uint64(st("roi_cycles")); roi != r.Cycles && st("instructions") > 0 {
-		ipc += fmt.Sprintf(" over %d ROI cycles", roi)
+		ipc += " over " + plural(roi, "ROI cycle")
 	}
 	fmt.Fprintf(w, "instrs    %d   %s   per thread %s\n", r.Instructions, ipc, joinInts(r.ThreadInstructions))
 	outs := "(none)"
@@ -30,17 +30,18 @@ func printRun(w io.Writer, tg target, r sim.Result) {
 		outs += "   expected " + joinInts(tg.prog.Expect)
 	}
 	fmt.Fprintf(w, "outputs   %s\n", outs)
-	fmt.Fprintf(w, "memory    %d loads, %d stores, %d RMWs; L1 miss rate %s (%d read, %d write, %d upgrade misses; %d coherence)\n",
-		int64(st("loads")), int64(st("stores")), int64(st("rmws")), pct(st("l1_miss_rate")),
-		int64(st("l1_read_misses")), int64(st("l1_write_misses")), int64(st("l1_upgrade_misses")), int64(st("l1_coherence_misses")))
-	fmt.Fprintf(w, "          fills %d cache-to-cache, %d memory; %d invalidations, %d writebacks, %d evictions\n",
-		int64(st("fills_c2c")), int64(st("fills_memory")), int64(st("invalidations")), int64(st("writebacks")), int64(st("evictions")))
-	fmt.Fprintf(w, "bus       utilisation %s; %d BusRd, %d BusRdX, %d BusUpgr; %d busy cycles, %d queueing cycles\n",
+	count := func(name, word string) string { return plural(int64(st(name)), word) }
+	fmt.Fprintf(w, "memory    %s, %s, %s; L1 miss rate %s (%d read, %d write, %s; %d coherence)\n",
+		count("loads", "load"), count("stores", "store"), count("rmws", "RMW"), pct(st("l1_miss_rate")),
+		int64(st("l1_read_misses")), int64(st("l1_write_misses")), count("l1_upgrade_misses", "upgrade miss"), int64(st("l1_coherence_misses")))
+	fmt.Fprintf(w, "          fills %d cache-to-cache, %d memory; %s, %s, %s\n",
+		int64(st("fills_c2c")), int64(st("fills_memory")), count("invalidations", "invalidation"), count("writebacks", "writeback"), count("evictions", "eviction"))
+	fmt.Fprintf(w, "bus       utilisation %s; %d BusRd, %d BusRdX, %d BusUpgr; %s, %s\n",
 		pct(st("bus_utilization")), int64(st("bus_busrd")), int64(st("bus_busrdx")), int64(st("bus_busupgr")),
-		int64(st("bus_busy_cycles")), int64(st("bus_queue_cycles")))
-	fmt.Fprintf(w, "sync      %d lock acquires (%d spins), %d barriers, %d condition waits, %d signals, %d spawns\n",
-		int64(st("lock_acquires")), int64(st("lock_spins")), int64(st("barriers")), int64(st("cond_waits")),
-		int64(st("signals")), int64(st("spawns")))
+		count("bus_busy_cycles", "busy cycle"), count("bus_queue_cycles", "queueing cycle"))
+	fmt.Fprintf(w, "sync      %s (%s), %s, %s, %s, %s\n",
+		count("lock_acquires", "lock acquire"), count("lock_spins", "spin"), count("barriers", "barrier"), count("cond_waits", "condition wait"),
+		count("signals", "signal"), count("spawns", "spawn"))
 	printBreakdown(w, r.Breakdown)
 }
 
@@ -80,8 +81,8 @@ func printBreakdown(w io.Writer, b []sim.CoreTime) {
 // command that reproduces it, then cycle and instruction statistics.
 func printBatch(w io.Writer, t *targetFlags, rs []sim.Result) {
 	first, last := rs[0].Seed, rs[len(rs)-1].Seed
-	fmt.Fprintf(w, "workload  %s   %d runs (seeds %d..%d)   %d cores   config %s\n",
-		rs[0].Workload, len(rs), first, last, rs[0].Cores, rs[0].ConfigHash)
+	fmt.Fprintf(w, "workload  %s   %d runs (seeds %d..%d)   %s   config %s\n",
+		rs[0].Workload, len(rs), first, last, plural(rs[0].Cores, "core"), rs[0].ConfigHash)
 	fmt.Fprintln(w, "\noutcomes")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, g := range groupOutcomes(rs) {
@@ -190,6 +191,24 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// plural returns n and word, with word in the plural unless n is 1:
+// "1 run", "2 runs", "0 directories", "3 upgrade misses". word must have a
+// regular English plural.
+func plural[T int | int64 | uint64](n T, word string) string {
+	if n != 1 {
+		switch {
+		case strings.HasSuffix(word, "s"), strings.HasSuffix(word, "x"),
+			strings.HasSuffix(word, "ch"), strings.HasSuffix(word, "sh"):
+			word += "es"
+		case len(word) >= 2 && word[len(word)-1] == 'y' && !strings.ContainsRune("aeiou", rune(word[len(word)-2])):
+			word = word[:len(word)-1] + "ies"
+		default:
+			word += "s"
+		}
+	}
+	return fmt.Sprint(n) + " " + word
 }
 
 // pct formats a fraction as a percentage.

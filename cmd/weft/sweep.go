@@ -102,16 +102,17 @@ weft merge.`)
 	}
 	host := time.Since(start)
 
-	fmt.Fprintf(e.stdout, "sweep %s (%s): %d points × %d runs = %d runs\n", file, plan.Hash, len(plan.Points), plan.Sweep.Runs, plan.Runs())
+	fmt.Fprintf(e.stdout, "sweep %s (%s): %s × %s = %s\n", file, plan.Hash,
+		plural(len(plan.Points), "point"), plural(plan.Sweep.Runs, "run"), plural(plan.Runs(), "run"))
 	what := "ran"
 	if shards > 1 {
-		what = fmt.Sprintf("shard %d/%d: %d points, ran", shard, shards, st.Points)
+		what = fmt.Sprintf("shard %d/%d: %s, ran", shard, shards, plural(st.Points, "point"))
 	}
-	fmt.Fprintf(e.stdout, "%s %d runs (%d already done", what, st.Computed, st.Resumed)
+	fmt.Fprintf(e.stdout, "%s %s (%d already done", what, plural(st.Computed, "run"), st.Resumed)
 	if st.Repaired {
 		fmt.Fprint(e.stdout, "; a half-written line from an interrupted run was cut and redone")
 	}
-	fmt.Fprintf(e.stdout, ") in %s on %d workers\n", host.Round(time.Millisecond), min(nworkers, max(st.Computed, 1)))
+	fmt.Fprintf(e.stdout, ") in %s on %s\n", host.Round(time.Millisecond), plural(min(nworkers, max(st.Computed, 1)), "worker"))
 	if !st.Complete {
 		fmt.Fprintf(e.stdout, "wrote %s; when every shard is done, join them with: weft merge DIR... --out DIR\n", filepath.Join(dir, sim.SweepRunsFile))
 		return nil
@@ -131,7 +132,7 @@ func sweepReport(e env, plan *sim.SweepPlan, dir, command string) error {
 		return err
 	}
 	printSweepTable(e.stdout, plan, rep)
-	fmt.Fprintf(e.stdout, "\nwrote %s: runs.jsonl, sweep.csv/.md/.json, %d plots in plots/, report.md\n", dir, len(rep.Plots))
+	fmt.Fprintf(e.stdout, "\nwrote %s: runs.jsonl, sweep.csv/.md/.json, %s in plots/, report.md\n", dir, plural(len(rep.Plots), "plot"))
 	return nil
 }
 
@@ -245,7 +246,7 @@ func (b *sweepBar) update(p sim.SweepProgress) {
 	}
 	desc := fmt.Sprintf("sweep: points %d/%d, runs", p.PointsDone, p.Points)
 	if p.Resumed > 0 {
-		desc = fmt.Sprintf("sweep: points %d/%d (%d runs resumed), runs", p.PointsDone, p.Points, p.Resumed)
+		desc = fmt.Sprintf("sweep: points %d/%d (%s resumed), runs", p.PointsDone, p.Points, plural(p.Resumed, "run"))
 	}
 	b.bar.bar.Describe(desc)
 	b.bar.done(p.RunsDone - p.Resumed)

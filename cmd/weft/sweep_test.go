@@ -216,3 +216,15 @@ func TestSweepNameNamesOutDir(t *testing.T) {
 		t.Errorf("default output directory: %v", err)
 	}
 }
+
+// TestSweepCommandSingular checks the counts of a one-point, one-run sweep
+// read in the singular.
+func TestSweepCommandSingular(t *testing.T) {
+	file := writeFile(t, "one.toml", "runs = 1\n\n[[axis]]\nkey = \"sim.jitter_cycles\"\nvalues = [0]\n\n[[workload]]\nname = \"counter-race\"\n")
+	out, _ := mustWeft(t, "sweep", file, "--out", filepath.Join(t.TempDir(), "out"), "--quiet")
+	for _, s := range []string{"1 point × 1 run = 1 run", "ran 1 run (0 already done)", " on 1 worker\n"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("stdout lacks %q:\n%s", s, out)
+		}
+	}
+}

@@ -94,8 +94,8 @@ truncated file is an error (exit status 1) after the events before it.`)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %d events to %s: %s seed %d, %s, %d cycles, %d instructions\n",
-		n, out, r.Workload, r.Seed, outcomeText(r), r.Cycles, r.Instructions)
+	fmt.Fprintf(e.stdout, "wrote %s to %s: %s seed %d, %s, %s, %s\n",
+		plural(n, "event"), out, r.Workload, r.Seed, outcomeText(r), plural(r.Cycles, "cycle"), plural(r.Instructions, "instruction"))
 	return nil
 }
 
@@ -210,7 +210,7 @@ func printTrace(w io.Writer, path string, f traceFilter, header bool) error {
 			break
 		}
 		if err != nil {
-			fmt.Fprintf(bw, "# stopped after %d events (%d shown): the file is damaged\n", total, shown)
+			fmt.Fprintf(bw, "# stopped after %s (%d shown): the file is damaged\n", plural(total, "event"), shown)
 			return traceErr(err)
 		}
 		total++
@@ -220,7 +220,7 @@ func printTrace(w io.Writer, path string, f traceFilter, header bool) error {
 		shown++
 		bw.Write(appendEvent(nil, &ev))
 	}
-	fmt.Fprintf(bw, "# %d of %d events shown\n", shown, total)
+	fmt.Fprintf(bw, "# %d of %s shown\n", shown, plural(total, "event"))
 	return bw.Flush()
 }
 

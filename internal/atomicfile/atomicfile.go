@@ -15,6 +15,8 @@ import (
 // File is a file that appears at its path only when committed, so a
 // failed or interrupted write never leaves a partial result behind.
 type File struct {
+	// File is the temporary file being written; its Name is the temporary
+	// path.
 	*os.File
 	path string
 }

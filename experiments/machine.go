@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"fmt"
-	"strconv"
 
 	"weft/configs"
 	"weft/isa"
@@ -54,17 +53,16 @@ func profileNames(quick bool) []string {
 
 // sweepStudy runs every profile at every value of one config key and
 // reports each metric's mean and 95% CI over seeds, as a table and as one
-// line plot per metric.
+// line plot per metric. It is a one-axis sweep: the sweep planner expands
+// the points and builds each profile for its point's core count.
 type sweepStudy struct {
 	name, title, key, axisLabel string
 	values                      []int64
 	quickValues                 []int64
-	base                        configs.Config
-	baseName                    string
-	seeds                       int
-	intro, comment              string
-	// threadsFromKey builds each profile for the swept core count.
-	threadsFromKey bool
+	// base is a preset name; its config is what the report records.
+	base           string
+	seeds          int
+	intro, comment string
 }
 
 func (s sweepStudy) run(env Env) (*Report, error) {
@@ -74,35 +72,32 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 	}
 	names := profileNames(env.Quick)
 	seeds := env.seeds(s.seeds)
-	var jobs []job
+	axis := configs.Axis{Key: s.key}
+	for _, v := range values {
+		axis.Values = append(axis.Values, v)
+	}
+	sw := configs.Sweep{Name: s.name, Base: s.base, Runs: seeds, Seed: 1, Axes: []configs.Axis{axis}}
+	for _, n := range names {
+		sw.Workloads = append(sw.Workloads, configs.SweepWorkload{Name: n})
+	}
+	plan, err := sim.PlanSweep(sw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	// The plan's points run the first axis slowest and the workload
+	// fastest; the report lists each workload's values together.
 	type point struct {
 		workload string
 		value    int64
 	}
 	var points []point
-	for _, name := range names {
-		for _, v := range values {
-			cfg := s.base
-			if err := cfg.Set(s.key + "=" + strconv.FormatInt(v, 10)); err != nil {
-				return nil, fmt.Errorf("%s: %w", s.name, err)
-			}
-			cores := 0
-			if s.threadsFromKey {
-				cores = int(v)
-			} else {
-				cores = cfg.Machine.Cores
-			}
-			prog, err := workloads.ProgramFor(name, cores)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", s.name, err)
-			}
-			cfg, _ = sim.FitCores(cfg, prog)
-			if err := cfg.Validate(); err != nil {
-				return nil, fmt.Errorf("%s: %s=%d: %w", s.name, s.key, v, err)
-			}
+	var jobs []job
+	for w, name := range names {
+		for i, v := range values {
+			pt := plan.Points[i*len(names)+w]
 			points = append(points, point{name, v})
-			for i := 0; i < seeds; i++ {
-				jobs = append(jobs, job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(i)})
+			for r := 0; r < seeds; r++ {
+				jobs = append(jobs, job{Config: pt.Config, Program: pt.Program, Seed: sw.Seed + uint64(r)})
 			}
 		}
 	}
@@ -179,8 +174,8 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 		Title:        s.title,
 		Intro:        s.intro,
 		Sections:     []Section{sec},
-		Configs:      []NamedConfig{{Name: s.baseName + fmt.Sprintf(" with %s swept over %v", s.key, values), Config: s.base}},
-		Seeds:        fmt.Sprintf("%d..%d at every point", s.base.Sim.Seed, s.base.Sim.Seed+uint64(seeds)-1),
+		Configs:      []NamedConfig{{Name: s.base + fmt.Sprintf(" with %s swept over %v", s.key, values), Config: plan.Base}},
+		Seeds:        fmt.Sprintf("%d..%d at every point", sw.Seed, sw.Seed+uint64(seeds)-1),
 		Command:      "weft reproduce " + s.name,
 		Summary:      fmt.Sprintf("%d profiles × %d values of %s × %d seeds", len(names), len(values), s.key, seeds),
 		Instructions: totalInstructions(runs),
@@ -192,7 +187,7 @@ func machineScaling() Experiment {
 		name: "machine-scaling", title: "Synthetic profiles across core counts",
 		key: "machine.cores", axisLabel: "cores",
 		values: []int64{2, 4, 8, 16, 32}, quickValues: []int64{2, 8},
-		base: configs.Default(), baseName: "default", seeds: 3, threadsFromKey: true,
+		base: "default", seeds: 3,
 		intro: `The machine-overhead study that needs only the simulator core: the 14
 named synthetic profiles (PARSEC- and SPLASH-2-like, one thread per core, a fixed
 amount of work split among the threads) on the default machine with 2 to 32
@@ -214,7 +209,7 @@ func machineCache() Experiment {
 		name: "machine-cache", title: "Synthetic profiles across L1 sizes",
 		key: "cache.l1.size_bytes", axisLabel: "L1 size (bytes)",
 		values: []int64{8192, 16384, 32768, 65536, 131072}, quickValues: []int64{8192, 32768},
-		base: configs.Default(), baseName: "default", seeds: 3,
+		base: "default", seeds: 3,
 		intro: `The 14 named synthetic profiles on the default 8-core machine with a private L1 of
 8 KB to 128 KB (8-way, 64-byte lines). Capacity misses fall as the working
 set fits; coherence misses do not depend on the size.`,

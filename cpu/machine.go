@@ -192,6 +192,8 @@ type Machine struct {
 
 	st machineState
 	ev core.Event
+	// woken is signalStep's scratch list of the waiters one signal woke.
+	woken []*Core
 
 	// Check, when set, runs in the check phase of every memory operation
 	// (after the fill, before the access is performed).
@@ -217,7 +219,7 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 		events = &core.Stream{}
 	}
 	memSpec.Cores = spec.Cores
-	m := &Machine{spec: spec, prog: prog, eng: &core.Engine{}, events: events, seed: seed}
+	m := &Machine{spec: spec, prog: prog, eng: &core.Engine{}, events: events, seed: seed, woken: make([]*Core, 0, spec.Cores)}
 	// At most one event per core, one bus completion and one timer per
 	// core are queued at once.
 	m.eng.Reserve(2*spec.Cores + 2)

@@ -239,9 +239,7 @@ func (c *Core) signalStep(in *isa.Instruction, frame int) (done, ok bool) {
 		}
 		woken++
 		next.endWait(now)
-		if m.events.Watching(core.KindCondWake) {
-			next.emit(core.KindCondWake, a, 0, uint64(st.Thread))
-		}
+		m.woken = append(m.woken, next)
 		next.schedule(now)
 		if !bcast {
 			break
@@ -258,6 +256,14 @@ func (c *Core) signalStep(in *isa.Instruction, frame int) (done, ok bool) {
 	if m.events.Watching(core.KindCondSignal) {
 		c.emit(core.KindCondSignal, a, woken, first, b2u(bcast))
 	}
+	// Each waiter's wake follows the signal that caused it (signal → wake),
+	// in wake order.
+	if m.events.Watching(core.KindCondWake) {
+		for _, o := range m.woken {
+			o.emit(core.KindCondWake, a, 0, uint64(st.Thread))
+		}
+	}
+	m.woken = m.woken[:0]
 	c.performed(f, a, true)
 	st.PC++
 	return true, true

@@ -57,7 +57,8 @@ type Action uint8
 
 // The actions.
 const (
-	// ActBusRd issues a BusRd; the line becomes E if no other cache holds it.
+	// ActBusRd issues a BusRd (the row's NextAlone says the line becomes E
+	// when no other cache holds it).
 	ActBusRd Action = 1 << iota
 	// ActBusRdX issues a BusRdX.
 	ActBusRdX
@@ -75,6 +76,10 @@ const (
 type Transition struct {
 	// Next is the line's state after the event.
 	Next State
+	// NextAlone, when not Invalid, replaces Next when the transaction the
+	// row issued found no other cache holding the line (a read miss that
+	// nobody shares fills in E, not S).
+	NextAlone State
 	// Actions are the protocol actions the event takes (Act* bits).
 	Actions Action
 	// Defined reports whether the pair is part of the protocol; reaching an
@@ -86,7 +91,7 @@ type Transition struct {
 // left zero is undefined and reaching it is an internal error.
 var mesiTable = [numStates][numProtoEvents]Transition{
 	Invalid: {
-		LocalRead:    {Next: Shared, Actions: ActBusRd, Defined: true},
+		LocalRead:    {Next: Shared, NextAlone: Exclusive, Actions: ActBusRd, Defined: true},
 		LocalWrite:   {Next: Modified, Actions: ActBusRdX, Defined: true},
 		SnoopBusRd:   {Next: Invalid, Defined: true},
 		SnoopBusRdX:  {Next: Invalid, Defined: true},

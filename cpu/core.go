@@ -21,11 +21,12 @@ const (
 	statusJoin
 	statusParked
 	statusStalled
+	statusRollback
 	statusDone
 )
 
 var statusNames = [...]string{"idle", "running", "waiting for memory", "waiting for a lock",
-	"waiting at a barrier", "waiting on a condition variable", "waiting to join", "parked", "stalled", "done"}
+	"waiting at a barrier", "waiting on a condition variable", "waiting to join", "parked", "stalled", "waiting for a rollback", "done"}
 
 func (s status) String() string { return statusNames[s] }
 
@@ -65,8 +66,11 @@ type coreState struct {
 	// timer (0: none).
 	TimerSeq uint64
 	// Lat is the latency still to add after the access being performed
-	// (the hit latency; zero after a miss, whose latency has passed).
+	// (the hit latency, zero after a miss whose latency has passed, plus
+	// any delay an extension's check charged).
 	Lat core.Cycle
+	// Hit is set while the access being performed hit in the L1.
+	Hit bool
 }
 
 // Core is one in-order, blocking core running at most one thread.
@@ -117,11 +121,8 @@ func (c *Core) Handle(now core.Cycle, op int32, arg uint64) {
 	switch c.st.Status {
 	case statusRunning:
 		c.run()
-	case statusParked:
-		c.releasePark(now, true)
-	case statusStalled:
-		c.st.TimedOut = true
-		c.resumeStall(now, true)
+	case statusParked, statusStalled:
+		c.release(now, true)
 	}
 }
 
@@ -143,7 +144,7 @@ func (c *Core) LineLost(now core.Cycle, line uint64) {
 		c.endWait(now)
 		c.schedule(now)
 	}
-	if c.m.st.parksLive > 0 {
+	if c.m.st.waiting > 0 {
 		c.m.lineLost(now, line)
 	}
 }
@@ -426,7 +427,7 @@ func (c *Core) globalOp(in *isa.Instruction, frame int) bool {
 		}
 		if done {
 			c.retire()
-			if m.st.parksLive > 0 && !m.st.ended {
+			if m.st.waiting > 0 && !m.st.ended {
 				m.recheckPredicates(st.Time)
 			}
 			return !m.st.ended
@@ -477,7 +478,7 @@ func (c *Core) line(addr uint64, write bool, frame int) int {
 		frame = m.mem.Lookup(c.id, addr, write)
 		if frame < 0 {
 			c.wait(statusMem, st.Bucket)
-			m.mem.RequestCounted(c.id, addr, write, st.PC, st.Time+m.spec.HitCycles, !st.Counted)
+			m.mem.RequestCounted(c.id, st.Thread, addr, write, st.PC, st.Time+m.spec.HitCycles, !st.Counted)
 			st.Counted = true
 			return -1
 		}
@@ -485,7 +486,8 @@ func (c *Core) line(addr uint64, write bool, frame int) int {
 	} else {
 		st.Lat = 0
 	}
-	if m.check != nil && !c.checkPhase(addr, write) {
+	st.Hit = hit
+	if len(m.checks) != 0 && !c.checkPhase(frame, addr, write, hit) {
 		return -1
 	}
 	if hit {
@@ -500,8 +502,10 @@ func (c *Core) line(addr uint64, write bool, frame int) int {
 func (c *Core) performed(frame int, a uint64, write bool) {
 	m := c.m
 	c.st.Counted = false
-	m.mem.Accessed(c.id, frame, a, write, c.st.PC)
-	if m.st.parksLive|m.st.stalled != 0 {
+	if len(m.performs) != 0 {
+		c.performHooks(frame, a, write)
+	}
+	if m.st.waiting != 0 {
 		m.notifyAccess(c, a, write)
 	}
 	c.st.Time += c.st.Lat

@@ -167,8 +167,10 @@ type machineState struct {
 	roiMemEnd coherence.Stats
 	waitSeq   uint64
 	parks     []parkRule
-	parksLive int
-	stalled   int
+	// stallWaits is each core's check-phase stall condition.
+	stallWaits []core.Wait
+	// waiting counts the cores parked or stalled.
+	waiting int
 	// frontier is the latest cycle at which any core performed a global
 	// operation or started a wait: cores act ahead of the engine's clock
 	// (lookahead), so the end of a deadlocked run is here, not at Now.
@@ -195,14 +197,32 @@ type Machine struct {
 	// woken is signalStep's scratch list of the waiters one signal woke.
 	woken []*Core
 
-	// Check, when set, runs in the check phase of every memory operation
-	// (after the fill, before the access is performed).
-	check CheckFunc
+	// exts are the hardware extensions; checks and performs their
+	// check- and perform-phase callbacks; acc the access they are shown.
+	exts     []Extension
+	checks   []extHook
+	performs []extHook
+	acc      Access
+
+	// parts are the registered Stateful parts checkpoints copy.
+	parts []statePart
+	// pending holds the checkpoint and rollback requests for the next
+	// safe point; reseed the requested rollback's perturbation.
+	pending uint8
+	reseed  uint64
+	// jitterSalt perturbs the jitter streams of threads started after a
+	// reseeding rollback (0: none). Rollbacks do not restore it.
+	jitterSalt uint64
+	ckpt       Snapshot
+	hasCkpt    bool
+	rollbacks  int
 }
 
-// New builds a machine for prog. Events go to events (which may have no
-// observers); the run's randomness derives from seed.
-func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, events *core.Stream) (*Machine, error) {
+// New builds a machine for prog with the given hardware extensions. Events
+// go to events (which may have no observers); the run's randomness derives
+// from seed. The extensions' metadata is laid out before the caches are
+// built (it sets memSpec.Layout), then each extension attaches.
+func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, events *core.Stream, exts ...Extension) (*Machine, error) {
 	if spec.Cores < 1 {
 		return nil, fmt.Errorf("cpu: %d cores", spec.Cores)
 	}
@@ -232,10 +252,20 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 		m.heapBase += line
 	}
 	m.heapEnd = m.heapBase + uint64(spec.HeapWords)*isa.WordBytes
+	if len(exts) > 0 {
+		reqs, err := metaRequests(exts)
+		if err != nil {
+			return nil, err
+		}
+		if memSpec.Layout, err = coherence.NewLayout(memSpec.LineBytes, reqs); err != nil {
+			return nil, err
+		}
+	}
 	mem, err := coherence.New(memSpec, m.eng, events, isa.DataBase, int((m.heapBase-isa.DataBase)/isa.WordBytes))
 	if err != nil {
 		return nil, err
 	}
+	m.st.stallWaits = make([]core.Wait, spec.Cores)
 	mem.InitMemory(prog.Data)
 	m.mem = mem
 	m.st.heapNext = m.heapBase
@@ -249,6 +279,12 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 		c.target = m.eng.Register(c)
 		mem.SetClient(i, c)
 		m.cores[i] = c
+	}
+	m.exts = exts
+	for i, x := range exts {
+		if err := x.Attach(&Port{m: m, name: x.Name(), region: i}); err != nil {
+			return nil, fmt.Errorf("attach extension %s: %w", x.Name(), err)
+		}
 	}
 	return m, nil
 }
@@ -292,7 +328,11 @@ func (m *Machine) Start() {
 // cycle at (plus the configured random skew for spawned threads).
 func (m *Machine) startThread(c *Core, pc int32, arg int64, parent int32, at core.Cycle) int32 {
 	tid := int32(len(m.st.threads))
-	rng := core.NewRNG(m.seed, "jitter/thread/"+strconv.Itoa(int(tid)))
+	name := "jitter/thread/" + strconv.Itoa(int(tid))
+	if m.jitterSalt != 0 {
+		name += "/reseed/" + strconv.FormatUint(m.jitterSalt, 10)
+	}
+	rng := core.NewRNG(m.seed, name)
 	if parent >= 0 && m.spec.StartSkewCycles > 0 {
 		at += core.Cycle(rng.Range(0, m.spec.StartSkewCycles))
 	}
@@ -338,6 +378,9 @@ func (m *Machine) RunUntil(limit core.Cycle) bool {
 		if err := m.mem.Err(); err != nil && m.st.internal == nil {
 			m.st.internal = err
 			m.st.ended = true
+		}
+		if m.pending != 0 && !m.st.ended {
+			m.safePoint()
 		}
 	}
 	return true

@@ -350,7 +350,7 @@ func (c *Core) exit() {
 		m.endRun(now)
 		return
 	}
-	if m.st.parksLive > 0 {
+	if m.st.waiting > 0 {
 		m.recheckPredicates(now)
 	}
 }

@@ -124,6 +124,10 @@ func (o Op) IsALU() bool { return o >= OpLi && o <= OpSle }
 // IsBranch reports whether o is a conditional branch.
 func (o Op) IsBranch() bool { return o >= OpBeq && o <= OpBnez }
 
+// IsSync reports whether o is a synchronisation instruction that accesses
+// a sync word (lock, unlock, barrier, cwait, csignal, cbcast).
+func (o Op) IsSync() bool { return o >= OpLock && o <= OpCbcast }
+
 // TouchesMemory reports whether o reads or writes a data word (including
 // synchronisation words).
 func (o Op) TouchesMemory() bool {

@@ -31,7 +31,6 @@ import (
 
 	"weft/configs"
 	"weft/core"
-	"weft/cpu"
 	"weft/isa"
 	"weft/sim"
 )
@@ -564,8 +563,9 @@ func (f litMode) String() string { return [...]string{"edge", "pred"}[f] }
 
 // litRule is a park rule added for a witness with what it should show.
 type litRule struct {
-	idx  int
-	rule cpu.ParkRule
+	rule core.ParkRule
+	// res is what became of the rule, filled when the run ends.
+	res core.ParkResult
 	// pred is the order index of the access that must release it, or -1
 	// for the gate.
 	pred int
@@ -580,7 +580,6 @@ type litRun struct {
 	at        []core.Cycle
 	seq       []int
 	byPC      map[int32]int
-	m         *cpu.Machine
 	rules     []litRule
 }
 
@@ -606,7 +605,7 @@ func litPlan(t *testing.T, prog *isa.Program, order []litRef, mode litMode, warm
 		if k == 0 {
 			if mode == litEdge {
 				rules = append(rules, litRule{pred: -1, desc: "gate " + r.op.label,
-					rule: cpu.ParkRule{Thread: r.thread, PC: pc, Until: cpu.UntilCycle, Cycle: litGate, Timeout: litTimeout}})
+					rule: core.ParkRule{Thread: r.thread, PC: pc, Wait: core.Wait{Until: core.UntilCycle, Cycle: litGate, Timeout: litTimeout}}})
 			}
 			continue
 		}
@@ -626,26 +625,35 @@ func litPlan(t *testing.T, prog *isa.Program, order []litRef, mode litMode, warm
 			}
 		}
 		kk := k - 1
-		pred := cpu.ParkRule{Thread: r.thread, PC: pc, Until: cpu.UntilPredicate, Timeout: litTimeout,
-			Pred: func(*cpu.Machine) bool { return fr.performed[kk] }}
+		pred := core.ParkRule{Thread: r.thread, PC: pc, Wait: core.Wait{Until: core.UntilPredicate, Timeout: litTimeout,
+			Pred: func(core.View) bool { return fr.performed[kk] }}}
 		switch {
 		case mode == litPred || ambiguous || (warm && hasPrev):
 			rules = append(rules, litRule{pred: kk, rule: pred,
 				desc: fmt.Sprintf("%s until %s performed (predicate)", r.op.label, p.op.label)})
 		case p.op.write:
 			rules = append(rules, litRule{pred: kk, desc: fmt.Sprintf("%s until write of %s", r.op.label, p.op.sym),
-				rule: cpu.ParkRule{Thread: r.thread, PC: pc, Until: cpu.UntilWrite, Addr: litAddr(t, prog, p.op.sym), Timeout: litTimeout}})
+				rule: core.ParkRule{Thread: r.thread, PC: pc, Wait: core.Wait{Until: core.UntilWrite, Addr: litAddr(t, prog, p.op.sym), Timeout: litTimeout}}})
 		default:
 			rules = append(rules, litRule{pred: kk, desc: fmt.Sprintf("%s until access of %s", r.op.label, p.op.sym),
-				rule: cpu.ParkRule{Thread: r.thread, PC: pc, Until: cpu.UntilAccess, Addr: litAddr(t, prog, p.op.sym), Timeout: litTimeout}})
+				rule: core.ParkRule{Thread: r.thread, PC: pc, Wait: core.Wait{Until: core.UntilAccess, Addr: litAddr(t, prog, p.op.sym), Timeout: litTimeout}}})
 		}
 	}
 	return rules
 }
 
+// litParks turns the rules into run options whose results land in them.
+func litParks(rules []litRule) []sim.Option {
+	var opts []sim.Option
+	for i := range rules {
+		opts = append(opts, sim.WithPark(rules[i].rule, &rules[i].res))
+	}
+	return opts
+}
+
 // litForce runs prog with the witness order forced and checks the
 // outcome, the performed order and every park rule.
-func litForce(t *testing.T, lt *litmus, prog *isa.Program, warm bool, w litWitness, mode litMode, jitter, seed uint64) map[cpu.Until]int {
+func litForce(t *testing.T, lt *litmus, prog *isa.Program, warm bool, w litWitness, mode litMode, jitter, seed uint64) map[core.WaitKind]int {
 	t.Helper()
 	order, err := lt.parseOrder(w.order)
 	if err != nil {
@@ -656,26 +664,15 @@ func litForce(t *testing.T, lt *litmus, prog *isa.Program, warm bool, w litWitne
 		fr.byPC[litPC(t, prog, r.op.label)] = i
 	}
 	fr.rules = litPlan(t, prog, order, mode, warm, fr)
-	kinds := map[cpu.Until]int{}
+	kinds := map[core.WaitKind]int{}
 	for _, r := range fr.rules {
 		kinds[r.rule.Until]++
 	}
 	cfg := configs.Default()
 	cfg.Sim.JitterCycles = jitter
 	name := fmt.Sprintf("%s (%s) %s forced by %s mode, jitter %d, seed %d", lt.name, litWarmName(warm), litKey(w.out), mode, jitter, seed)
-	res, err := sim.Run(cfg, prog, seed,
-		sim.WithObserver(core.MaskOf(core.KindRead, core.KindWrite, core.KindRMW), fr),
-		sim.WithSetup(func(m *cpu.Machine) error {
-			fr.m = m
-			for i := range fr.rules {
-				idx, err := m.Park(fr.rules[i].rule)
-				if err != nil {
-					return err
-				}
-				fr.rules[i].idx = idx
-			}
-			return nil
-		}))
+	opts := append(litParks(fr.rules), sim.WithObserver(core.MaskOf(core.KindRead, core.KindWrite, core.KindRMW), fr))
+	res, err := sim.Run(cfg, prog, seed, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -693,7 +690,7 @@ func litForce(t *testing.T, lt *litmus, prog *isa.Program, warm bool, w litWitne
 		t.Errorf("%s: accesses performed in order %q, want %q", name, strings.Join(got, " "), w.order)
 	}
 	for _, r := range fr.rules {
-		pr := fr.m.ParkResult(r.idx)
+		pr := r.res
 		switch {
 		case !pr.Parked:
 			t.Errorf("%s: rule %q never parked its thread", name, r.desc)
@@ -712,7 +709,7 @@ func litForce(t *testing.T, lt *litmus, prog *isa.Program, warm bool, w litWitne
 			continue
 		}
 		pa := fr.at[r.pred]
-		if r.rule.Until == cpu.UntilPredicate {
+		if r.rule.Until == core.UntilPredicate {
 			if want := max(pa, pr.ParkedAt); pr.ReleasedAt != want {
 				t.Errorf("%s: rule %q parked at %d, predecessor performed at %d, released at %d; want %d", name, r.desc, pr.ParkedAt, pa, pr.ReleasedAt, want)
 			}
@@ -736,15 +733,15 @@ func TestLitmusForced(t *testing.T) {
 	if testing.Short() {
 		seeds = seeds[:2]
 	}
-	untilNames := map[cpu.Until]string{cpu.UntilAccess: "access", cpu.UntilWrite: "write",
-		cpu.UntilInvalidate: "invalidate", cpu.UntilCycle: "cycle", cpu.UntilPredicate: "predicate"}
+	untilNames := map[core.WaitKind]string{core.UntilAccess: "access", core.UntilWrite: "write",
+		core.UntilInvalidate: "invalidate", core.UntilCycle: "cycle", core.UntilPredicate: "predicate"}
 	for i := range litmusTests {
 		lt := &litmusTests[i]
 		for _, warm := range []bool{false, true} {
 			t.Run(lt.name+"/"+litWarmName(warm), func(t *testing.T) {
 				prog := litLoad(t, lt, warm)
 				runs := 0
-				kinds := map[cpu.Until]int{}
+				kinds := map[core.WaitKind]int{}
 				for _, w := range lt.witnesses {
 					for _, mode := range []litMode{litEdge, litPred} {
 						for _, j := range jitters {
@@ -758,7 +755,7 @@ func TestLitmusForced(t *testing.T) {
 					}
 				}
 				var b strings.Builder
-				for k := cpu.UntilAccess; k <= cpu.UntilPredicate; k++ {
+				for k := core.UntilAccess; k <= core.UntilPredicate; k++ {
 					if kinds[k] > 0 {
 						fmt.Fprintf(&b, " %s×%d", untilNames[k], kinds[k])
 					}
@@ -776,7 +773,7 @@ type litParkCase struct {
 	test   string // litmus test name
 	want   []int64
 	jitter uint64
-	rules  func(t *testing.T, prog *isa.Program) []cpu.ParkRule
+	rules  func(t *testing.T, prog *isa.Program) []core.ParkRule
 	// timedOut lists rules that must time out; all others must be released
 	// by their condition.
 	timedOut []int
@@ -798,12 +795,12 @@ var litParkCases = []litParkCase{
 		// b reads x, then waits until the line of x is invalidated in some
 		// cache (a's store invalidates b's copy), then reads x again.
 		name: "CoRR (0,1) by invalidation", test: "CoRR", want: []int64{0, 1},
-		rules: func(t *testing.T, p *isa.Program) []cpu.ParkRule {
+		rules: func(t *testing.T, p *isa.Program) []core.ParkRule {
 			x := litAddr(t, p, "x")
-			return []cpu.ParkRule{
-				{Thread: 2, PC: litPC(t, p, "b_ld1"), Until: cpu.UntilCycle, Cycle: litGate},
-				{Thread: 2, PC: litPC(t, p, "b_ld2"), Until: cpu.UntilInvalidate, Addr: x, Timeout: litTimeout},
-				{Thread: 1, PC: litPC(t, p, "a_st"), Until: cpu.UntilAccess, Addr: x, Timeout: litTimeout},
+			return []core.ParkRule{
+				{Thread: 2, PC: litPC(t, p, "b_ld1"), Wait: core.Wait{Until: core.UntilCycle, Cycle: litGate}},
+				{Thread: 2, PC: litPC(t, p, "b_ld2"), Wait: core.Wait{Until: core.UntilInvalidate, Addr: x, Timeout: litTimeout}},
+				{Thread: 1, PC: litPC(t, p, "a_st"), Wait: core.Wait{Until: core.UntilAccess, Addr: x, Timeout: litTimeout}},
 			}
 		},
 	},
@@ -812,13 +809,13 @@ var litParkCases = []litParkCase{
 		// memory (level-triggered, so the order the stores happen in
 		// does not matter).
 		name: "SB (1,1) by coherent-value predicates", test: "SB", want: []int64{1, 1},
-		rules: func(t *testing.T, p *isa.Program) []cpu.ParkRule {
+		rules: func(t *testing.T, p *isa.Program) []core.ParkRule {
 			x, y := litAddr(t, p, "x"), litAddr(t, p, "y")
-			return []cpu.ParkRule{
-				{Thread: 1, PC: litPC(t, p, "a_ld"), Until: cpu.UntilPredicate, Timeout: litTimeout,
-					Pred: func(m *cpu.Machine) bool { return m.Memory().CoherentWord(y) == 1 }},
-				{Thread: 2, PC: litPC(t, p, "b_ld"), Until: cpu.UntilPredicate, Timeout: litTimeout,
-					Pred: func(m *cpu.Machine) bool { return m.Memory().CoherentWord(x) == 1 }},
+			return []core.ParkRule{
+				{Thread: 1, PC: litPC(t, p, "a_ld"), Wait: core.Wait{Until: core.UntilPredicate, Timeout: litTimeout,
+					Pred: func(v core.View) bool { w, _ := v.Word(y); return w == 1 }}},
+				{Thread: 2, PC: litPC(t, p, "b_ld"), Wait: core.Wait{Until: core.UntilPredicate, Timeout: litTimeout,
+					Pred: func(v core.View) bool { w, _ := v.Word(x); return w == 1 }}},
 			}
 		},
 	},
@@ -826,9 +823,9 @@ var litParkCases = []litParkCase{
 		// The writer waits at its first store until a cycle long after
 		// the reader is done.
 		name: "MP (0,0) by cycle", test: "MP", want: []int64{0, 0}, jitter: 40,
-		rules: func(t *testing.T, p *isa.Program) []cpu.ParkRule {
-			return []cpu.ParkRule{
-				{Thread: 1, PC: litPC(t, p, "a_data"), Until: cpu.UntilCycle, Cycle: litGate},
+		rules: func(t *testing.T, p *isa.Program) []core.ParkRule {
+			return []core.ParkRule{
+				{Thread: 1, PC: litPC(t, p, "a_data"), Wait: core.Wait{Until: core.UntilCycle, Cycle: litGate}},
 			}
 		},
 	},
@@ -836,13 +833,13 @@ var litParkCases = []litParkCase{
 		// Two rules at one PC fire one after the other: c waits for both
 		// writes before its first load (and d reads before either).
 		name: "IRIW (1,1,0,0) by two rules at one PC", test: "IRIW", want: []int64{1, 1, 0, 0},
-		rules: func(t *testing.T, p *isa.Program) []cpu.ParkRule {
+		rules: func(t *testing.T, p *isa.Program) []core.ParkRule {
 			x, y := litAddr(t, p, "x"), litAddr(t, p, "y")
-			return []cpu.ParkRule{
-				{Thread: 1, PC: litPC(t, p, "a_st"), Until: cpu.UntilCycle, Cycle: litGate},
-				{Thread: 2, PC: litPC(t, p, "b_st"), Until: cpu.UntilCycle, Cycle: litGate + 500},
-				{Thread: 3, PC: litPC(t, p, "c_ldx"), Until: cpu.UntilWrite, Addr: x, Timeout: litTimeout},
-				{Thread: 3, PC: litPC(t, p, "c_ldx"), Until: cpu.UntilWrite, Addr: y, Timeout: litTimeout},
+			return []core.ParkRule{
+				{Thread: 1, PC: litPC(t, p, "a_st"), Wait: core.Wait{Until: core.UntilCycle, Cycle: litGate}},
+				{Thread: 2, PC: litPC(t, p, "b_st"), Wait: core.Wait{Until: core.UntilCycle, Cycle: litGate + 500}},
+				{Thread: 3, PC: litPC(t, p, "c_ldx"), Wait: core.Wait{Until: core.UntilWrite, Addr: x, Timeout: litTimeout}},
+				{Thread: 3, PC: litPC(t, p, "c_ldx"), Wait: core.Wait{Until: core.UntilWrite, Addr: y, Timeout: litTimeout}},
 			}
 		},
 	},
@@ -850,11 +847,11 @@ var litParkCases = []litParkCase{
 		// A rule whose condition never holds is released by its timeout,
 		// and says so; the run goes on to the SC outcome it forced.
 		name: "LB (0,1) with a timeout", test: "LB", want: []int64{0, 1},
-		rules: func(t *testing.T, p *isa.Program) []cpu.ParkRule {
-			return []cpu.ParkRule{
+		rules: func(t *testing.T, p *isa.Program) []core.ParkRule {
+			return []core.ParkRule{
 				// b waits for a write of res2, which only b itself does.
-				{Thread: 2, PC: litPC(t, p, "b_ld"), Until: cpu.UntilWrite, Addr: litAddr(t, p, "res2"), Timeout: litGate},
-				{Thread: 1, PC: litPC(t, p, "a_ld"), Until: cpu.UntilCycle, Cycle: litGate / 2},
+				{Thread: 2, PC: litPC(t, p, "b_ld"), Wait: core.Wait{Until: core.UntilWrite, Addr: litAddr(t, p, "res2"), Timeout: litGate}},
+				{Thread: 1, PC: litPC(t, p, "a_ld"), Wait: core.Wait{Until: core.UntilCycle, Cycle: litGate / 2}},
 			}
 		},
 		timedOut: []int{0},
@@ -881,18 +878,12 @@ func litParkCondition(t *testing.T, pc litParkCase, warm bool) {
 		cfg := configs.Default()
 		cfg.Sim.JitterCycles = pc.jitter
 		rules := pc.rules(t, prog)
-		idx := make([]int, len(rules))
-		var mach *cpu.Machine
-		res, err := sim.Run(cfg, prog, seed, sim.WithSetup(func(m *cpu.Machine) error {
-			mach = m
-			for i, r := range rules {
-				var err error
-				if idx[i], err = m.Park(r); err != nil {
-					return err
-				}
-			}
-			return nil
-		}))
+		results := make([]core.ParkResult, len(rules))
+		var opts []sim.Option
+		for i, r := range rules {
+			opts = append(opts, sim.WithPark(r, &results[i]))
+		}
+		res, err := sim.Run(cfg, prog, seed, opts...)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -900,13 +891,13 @@ func litParkCondition(t *testing.T, pc litParkCase, warm bool) {
 			t.Errorf("%s: outcome %s %v, want pass %v", name, res.Outcome, res.Outputs, pc.want)
 		}
 		for i, r := range rules {
-			pr := mach.ParkResult(idx[i])
+			pr := results[i]
 			wantTO := slices.Contains(pc.timedOut, i)
 			if !pr.Parked || !pr.Released || pr.TimedOut != wantTO {
 				t.Errorf("%s: rule %d: %+v, want parked, released, timed out %v", name, i, pr, wantTO)
 				continue
 			}
-			if r.Until == cpu.UntilCycle && pr.ReleasedAt != r.Cycle {
+			if r.Until == core.UntilCycle && pr.ReleasedAt != r.Cycle {
 				t.Errorf("%s: rule %d parked at %d, released at %d, want cycle %d", name, i, pr.ParkedAt, pr.ReleasedAt, r.Cycle)
 			}
 			if wantTO && pr.ReleasedAt != pr.ParkedAt+r.Timeout {

@@ -127,16 +127,13 @@ func TestStallTimerCancelled(t *testing.T) {
 	p := assemble(t, stallSrc)
 	rd := pcOf(t, p, "rd")
 	stalled := false
-	r, err := sim.Run(configs.Default(), p, 1, sim.WithSetup(func(m *cpu.Machine) error {
-		m.SetCheck(func(ctx cpu.CheckCtx) cpu.Verdict {
-			if ctx.PC == rd && !stalled {
-				stalled = true
-				return cpu.Verdict{Stall: true, Timeout: 1_000_000}
-			}
-			return cpu.Verdict{}
-		})
-		return nil
-	}))
+	r, err := sim.Run(configs.Default(), p, 1, sim.WithExtension(withCheck(func(a *cpu.Access) cpu.Verdict {
+		if a.PC == rd && !stalled {
+			stalled = true
+			return cpu.StallOnLine(a, 1_000_000)
+		}
+		return cpu.Verdict{}
+	})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +155,7 @@ func TestParkTimerCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, _ := p.SymbolAddr("x")
-	idx, err := m.Park(cpu.ParkRule{Thread: 1, PC: pcOf(t, p, "rd"), Until: cpu.UntilWrite, Addr: x, Timeout: 1_000_000})
+	idx, err := m.Park(core.ParkRule{Thread: 1, PC: pcOf(t, p, "rd"), Wait: core.Wait{Until: core.UntilWrite, Addr: x, Timeout: 1_000_000}})
 	if err != nil {
 		t.Fatal(err)
 	}

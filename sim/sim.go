@@ -22,13 +22,60 @@ import (
 type Option func(*options)
 
 type options struct {
-	stream *core.Stream
-	setup  []func(m *cpu.Machine) error
+	stream   *core.Stream
+	setup    []func(m *cpu.Machine) error
+	exts     []cpu.Extension
+	parks    []park
+	findings []FindingSource
+	states   []state
+}
+
+type park struct {
+	rule core.ParkRule
+	res  *core.ParkResult
+}
+
+type state struct {
+	name string
+	s    cpu.Stateful
 }
 
 // WithObserver attaches an observer for the kinds in mask.
 func WithObserver(mask core.KindMask, o core.Observer) Option {
 	return func(op *options) { op.stream.Attach(mask, o) }
+}
+
+// WithExtension attaches a hardware extension to the run, after those the
+// config enables.
+func WithExtension(x cpu.Extension) Option {
+	return func(op *options) { op.exts = append(op.exts, x) }
+}
+
+// WithPark adds a schedule-control rule: the rule's thread is held just
+// before PC until its wait ends. When res is not nil it receives what
+// became of the rule when the run ends. Schedule-forcing detectors use
+// this with core's types alone.
+func WithPark(rule core.ParkRule, res *core.ParkResult) Option {
+	return func(op *options) { op.parks = append(op.parks, park{rule: rule, res: res}) }
+}
+
+// FindingSource is anything that reports findings at the end of a run: a
+// detector.
+type FindingSource interface {
+	Findings() []core.Finding
+}
+
+// WithFindings collects src's findings into Result.Findings when the run
+// ends (attach src as an observer too).
+func WithFindings(src FindingSource) Option {
+	return func(op *options) { op.findings = append(op.findings, src) }
+}
+
+// WithState registers a part whose state checkpoints copy and rollbacks
+// restore (an observer that wants to be rolled back with the machine). s
+// implements Save(buf any) any and Load(buf any) (cpu.Stateful).
+func WithState(name string, s cpu.Stateful) Option {
+	return func(op *options) { op.states = append(op.states, state{name: name, s: s}) }
 }
 
 // WithSetup runs f on the machine after it is built and before it starts:
@@ -60,14 +107,15 @@ func Specs(cfg configs.Config) (cpu.Spec, coherence.Spec) {
 		}
 }
 
-// Build validates cfg and builds a machine for prog with the given seed,
-// emitting on events (nil for none). It does not start the run.
-func Build(cfg configs.Config, prog *isa.Program, seed uint64, events *core.Stream) (*cpu.Machine, error) {
+// Build validates cfg and builds a machine for prog with the given seed and
+// hardware extensions, emitting on events (nil for none). It does not
+// start the run.
+func Build(cfg configs.Config, prog *isa.Program, seed uint64, events *core.Stream, exts ...cpu.Extension) (*cpu.Machine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	cs, ms := Specs(cfg)
-	m, err := cpu.New(cs, ms, prog, seed, events)
+	m, err := cpu.New(cs, ms, prog, seed, events, exts...)
 	if err != nil {
 		return nil, fmt.Errorf("build machine for %s: %w", prog.Name, err)
 	}
@@ -91,9 +139,18 @@ func Run(cfg configs.Config, prog *isa.Program, seed uint64, opts ...Option) (Re
 	for _, o := range opts {
 		o(&op)
 	}
-	m, err := Build(cfg, prog, seed, op.stream)
+	m, err := Build(cfg, prog, seed, op.stream, op.exts...)
 	if err != nil {
 		return Result{}, err
+	}
+	for _, s := range op.states {
+		m.RegisterState(s.name, s.s)
+	}
+	idx := make([]int, len(op.parks))
+	for i, p := range op.parks {
+		if idx[i], err = m.Park(p.rule); err != nil {
+			return Result{}, fmt.Errorf("set up run of %s: %w", prog.Name, err)
+		}
 	}
 	for _, f := range op.setup {
 		if err := f(m); err != nil {
@@ -105,7 +162,19 @@ func Run(cfg configs.Config, prog *isa.Program, seed uint64, opts ...Option) (Re
 	if err := m.InternalError(); err != nil {
 		return Result{}, fmt.Errorf("run %s seed %d: %w", prog.Name, seed, err)
 	}
-	return Collect(m, cfg, seed), nil
+	for i, p := range op.parks {
+		if p.res != nil {
+			*p.res = m.ParkResult(idx[i])
+		}
+	}
+	r := Collect(m, cfg, seed)
+	if len(op.findings) > 0 {
+		r.Findings = Findings{}
+		for _, src := range op.findings {
+			r.Findings = append(r.Findings, src.Findings()...)
+		}
+	}
+	return r, nil
 }
 
 // Result is the record of one run, as printed by `weft run --json`. It holds
@@ -141,7 +210,18 @@ type Result struct {
 	Cores int `json:"cores"`
 	// ConfigHash is the hash of the run's canonical config.
 	ConfigHash string `json:"config_hash"`
+	// Findings are the attached detectors' findings; absent when no
+	// detector was attached, empty when none found anything.
+	Findings Findings `json:"findings,omitzero"`
 }
+
+// Findings is a run's detector findings. Nil (no detector attached) is
+// left out of run JSON; empty is written as [].
+type Findings []core.Finding
+
+// IsZero reports whether no detector was attached (encoding/json's
+// omitzero).
+func (f Findings) IsZero() bool { return f == nil }
 
 // Stat is one named statistic.
 type Stat struct {

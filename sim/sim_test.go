@@ -295,20 +295,17 @@ writer: work 3000
 `)
 	rdPC := pcOf(t, p, "rd")
 	var stalls, retries int
-	r, err := sim.Run(configs.Default(), p, 1, sim.WithSetup(func(m *cpu.Machine) error {
-		m.SetCheck(func(ctx cpu.CheckCtx) cpu.Verdict {
-			if ctx.PC != rdPC {
-				return cpu.Verdict{}
-			}
-			if stalls == 0 {
-				stalls++
-				return cpu.Verdict{Stall: true, Timeout: 100000}
-			}
-			retries++
+	r, err := sim.Run(configs.Default(), p, 1, sim.WithExtension(withCheck(func(a *cpu.Access) cpu.Verdict {
+		if a.PC != rdPC {
 			return cpu.Verdict{}
-		})
-		return nil
-	}), sim.WithObserver(core.MaskOf(core.KindStallBegin, core.KindStallEnd), core.ObserverFunc(func(e *core.Event) {
+		}
+		if stalls == 0 {
+			stalls++
+			return cpu.StallOnLine(a, 100000)
+		}
+		retries++
+		return cpu.Verdict{}
+	})), sim.WithObserver(core.MaskOf(core.KindStallBegin, core.KindStallEnd), core.ObserverFunc(func(e *core.Event) {
 		if e.Kind == core.KindStallEnd && e.Words[0] != 0 {
 			t.Errorf("stall timed out instead of resolving on the write")
 		}
@@ -364,8 +361,8 @@ quitter: work 700
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx, err := m.Park(cpu.ParkRule{Thread: 1, PC: pcOf(t, p, "gate"), Until: cpu.UntilPredicate,
-		Pred: func(m *cpu.Machine) bool { th := m.Threads(); return len(th) > 2 && th[2].Exited }})
+	idx, err := m.Park(core.ParkRule{Thread: 1, PC: pcOf(t, p, "gate"), Wait: core.Wait{Until: core.UntilPredicate,
+		Pred: func(v core.View) bool { return v.Exited(2) }}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,217 @@
+package cpu
+
+import (
+	"fmt"
+
+	"weft/coherence"
+	"weft/core"
+)
+
+// Extension is a hardware extension of the machine (Bugaboo's context
+// registers and communication table, PSet's checking unit, or a test's):
+// it reserves fields in each line's metadata record, attaches callbacks to
+// the phases of memory operations, and registers its state for checkpoints.
+// Extensions live in their own packages; the core loop never names one.
+type Extension interface {
+	// Name names the extension in errors, statistics and checkpoints.
+	Name() string
+	// Meta is the metadata the extension reserves in each line's record
+	// (no fields: none). Its Owner is set from Name.
+	Meta() coherence.MetaRequest
+	// Attach registers the extension's callbacks and state on the port.
+	// It runs once, after the caches exist and before the run starts.
+	Attach(p *Port) error
+}
+
+// Access is the context of one memory access in its check or perform
+// phase, as an extension's callback sees it. It is reused between
+// callbacks: copy what you keep.
+type Access struct {
+	// Core is the accessing core.
+	Core int
+	// Thread is the accessing thread.
+	Thread int32
+	// PC is the accessing instruction.
+	PC int32
+	// Addr is the accessed byte address.
+	Addr uint64
+	// Write reports whether the access writes (stores, RMWs, the swap of a
+	// lock acquire, unlocks, barrier and condition-variable updates).
+	Write bool
+	// Sync reports an access to a synchronisation word by a sync
+	// instruction.
+	Sync bool
+	// Hit reports that the access was served by the L1 without the bus.
+	Hit bool
+	// TimedOut reports a retry after a stall that its timeout ended.
+	TimedOut bool
+	// Cycle is the core's time at the phase.
+	Cycle core.Cycle
+	// Meta is the extension's region of the line's metadata record (all
+	// granules; Region.Granule picks the accessed word's).
+	Meta []uint64
+}
+
+// VerdictKind is what a check decides for an access.
+type VerdictKind uint8
+
+// The check decisions, in increasing precedence when several extensions
+// check one access.
+const (
+	// Proceed lets the access be performed.
+	Proceed VerdictKind = iota
+	// Stall holds the access until Verdict.Wait ends, then checks it again.
+	Stall
+	// Rollback asks the machine to roll back to its last checkpoint; the
+	// access is not performed. Without a checkpoint the access proceeds.
+	Rollback
+)
+
+// Verdict is a check callback's decision.
+type Verdict struct {
+	// Kind is the decision.
+	Kind VerdictKind
+	// Wait is the stall's condition and timeout (Stall only).
+	Wait core.Wait
+	// Delay charges the core this many cycles after a proceeding access:
+	// a trap to a software handler, say.
+	Delay core.Cycle
+	// Reseed, for Rollback, perturbs every thread's jitter stream after
+	// the rollback (0: the re-execution repeats the same draws).
+	Reseed uint64
+}
+
+// StallOnLine returns a Stall verdict that waits until another thread
+// accesses a's line, or timeout cycles (0: no timeout): PSet's re-check.
+func StallOnLine(a *Access, timeout core.Cycle) Verdict {
+	return Verdict{Kind: Stall, Wait: core.Wait{Until: core.UntilLineAccess, Addr: a.Addr, Timeout: timeout}}
+}
+
+// CheckFunc decides, in the check phase, whether an access proceeds.
+type CheckFunc func(a *Access) Verdict
+
+// PerformFunc runs when an access is performed.
+type PerformFunc func(a *Access)
+
+type extHook struct {
+	region *coherence.Region
+	check  CheckFunc
+	perf   PerformFunc
+}
+
+// Port is what an extension attaches through.
+type Port struct {
+	m      *Machine
+	name   string
+	region int
+}
+
+// Name returns the extension's name.
+func (p *Port) Name() string { return p.name }
+
+// Region returns the extension's region of each line's record.
+func (p *Port) Region() coherence.Region { return p.m.mem.Spec().Layout.Regions[p.region] }
+
+// Machine returns the machine, for requesting checkpoints and rollbacks and
+// reading its view.
+func (p *Port) Machine() *Machine { return p.m }
+
+// Events returns the machine's event stream, for the extension's events.
+func (p *Port) Events() *core.Stream { return p.m.events }
+
+// Protocol attaches callbacks to the protocol's phases (issue, snoop per
+// responder, fill, evict); h.Region is set to the extension's.
+func (p *Port) Protocol(h coherence.Hooks) error {
+	h.Region = p.region
+	if err := p.m.mem.Attach(h); err != nil {
+		return fmt.Errorf("extension %s: %w", p.name, err)
+	}
+	return nil
+}
+
+// OnCheck attaches f to the check phase of every memory access.
+func (p *Port) OnCheck(f CheckFunc) {
+	p.m.checks = append(p.m.checks, extHook{region: p.regionPtr(), check: f})
+}
+
+// OnPerform attaches f to the perform phase of every memory access.
+func (p *Port) OnPerform(f PerformFunc) {
+	p.m.performs = append(p.m.performs, extHook{region: p.regionPtr(), perf: f})
+}
+
+// State registers the extension's state, which checkpoints copy.
+func (p *Port) State(s Stateful) { p.m.RegisterState(p.name, s) }
+
+func (p *Port) regionPtr() *coherence.Region { return &p.m.mem.Spec().Layout.Regions[p.region] }
+
+// attachExtensions lays out the extensions' metadata (done in New before
+// the caches exist) and attaches each.
+func metaRequests(exts []Extension) ([]coherence.MetaRequest, error) {
+	reqs := make([]coherence.MetaRequest, len(exts))
+	seen := map[string]bool{}
+	for i, x := range exts {
+		name := x.Name()
+		if name == "" {
+			return nil, fmt.Errorf("extension %d has no name", i)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("extension %s attached twice", name)
+		}
+		seen[name] = true
+		reqs[i] = x.Meta()
+		reqs[i].Owner = name
+	}
+	return reqs, nil
+}
+
+// checkPhase runs the extensions' checks on the core's access; it reports
+// whether the access proceeds (false: stalled, or waiting for a rollback).
+func (c *Core) checkPhase(frame int, addr uint64, write, hit bool) bool {
+	m := c.m
+	st := &c.st
+	a := &m.acc
+	*a = Access{Core: c.id, Thread: st.Thread, PC: st.PC, Addr: addr, Write: write, Sync: m.prog.Instrs[st.PC].Op.IsSync(),
+		Hit: hit, TimedOut: st.TimedOut, Cycle: st.Time}
+	rec := m.mem.Meta(frame)
+	v := Verdict{}
+	var delay core.Cycle
+	for i := range m.checks {
+		h := &m.checks[i]
+		a.Meta = h.region.Of(rec)
+		got := h.check(a)
+		delay += got.Delay
+		if got.Kind > v.Kind {
+			v = got
+		}
+	}
+	switch v.Kind {
+	case Stall:
+		if v.Wait.Until == core.UntilLineAccess && v.Wait.Addr == 0 {
+			v.Wait.Addr = addr
+		}
+		c.stall(v.Wait)
+		return false
+	case Rollback:
+		if m.RequestRollback(v.Reseed) {
+			c.wait(statusRollback, MemStall)
+			return false
+		}
+	}
+	st.Lat += delay
+	return true
+}
+
+// performHooks runs the extensions' perform callbacks on the core's access.
+func (c *Core) performHooks(frame int, addr uint64, write bool) {
+	m := c.m
+	st := &c.st
+	a := &m.acc
+	*a = Access{Core: c.id, Thread: st.Thread, PC: st.PC, Addr: addr, Write: write, Sync: m.prog.Instrs[st.PC].Op.IsSync(),
+		Hit: st.Hit, Cycle: st.Time}
+	rec := m.mem.Meta(frame)
+	for i := range m.performs {
+		h := &m.performs[i]
+		a.Meta = h.region.Of(rec)
+		h.perf(a)
+	}
+}

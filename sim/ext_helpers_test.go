@@ -1,0 +1,18 @@
+package sim_test
+
+import (
+	"weft/coherence"
+	"weft/cpu"
+)
+
+// checkExt is a test extension with no metadata that runs a check function
+// in the check phase of every access.
+type checkExt struct {
+	name  string
+	check cpu.CheckFunc
+}
+
+func (x *checkExt) Name() string                { return x.name }
+func (x *checkExt) Meta() coherence.MetaRequest { return coherence.MetaRequest{} }
+func (x *checkExt) Attach(p *cpu.Port) error    { p.OnCheck(x.check); return nil }
+func withCheck(f cpu.CheckFunc) *checkExt       { return &checkExt{name: "check", check: f} }

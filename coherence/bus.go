@@ -162,4 +162,3 @@ func (s *System) Handle(now core.Cycle, op int32, arg uint64) {
 		s.clients[r.core].TxnDone(now, frame)
 	}
 }
-

@@ -1,6 +1,5 @@
 package coherence
 
-
 func (s *System) frameBase(c int, line uint64) int {
 	return (c*s.sets + int(line&s.setMask)) * s.spec.Assoc
 }

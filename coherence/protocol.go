@@ -448,4 +448,3 @@ func b2u(b bool) uint64 {
 	}
 	return 0
 }
-

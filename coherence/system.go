@@ -196,10 +196,10 @@ type SysState struct {
 	stats      Stats
 	// scratch holds each extension's per-miss slot for each core's
 	// outstanding miss (a core has at most one): core*extensions + ext.
-	scratch    []uint64
-	history    [historySize]historyEntry
-	historyN   uint64
-	err        error
+	scratch  []uint64
+	history  [historySize]historyEntry
+	historyN uint64
+	err      error
 }
 
 // System is the memory system of one machine.
@@ -401,4 +401,3 @@ func copyState(dst, src *SysState) {
 	dst.scratch = append(dst.scratch[:0], src.scratch...)
 	dst.stats, dst.history, dst.historyN, dst.err = src.stats, src.history, src.historyN, src.err
 }
-

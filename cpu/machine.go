@@ -374,16 +374,40 @@ func (m *Machine) RunUntil(limit core.Cycle) bool {
 		if at > limit {
 			return false
 		}
-		m.eng.Step()
-		if err := m.mem.Err(); err != nil && m.st.internal == nil {
-			m.st.internal = err
-			m.st.ended = true
-		}
-		if m.pending != 0 && !m.st.ended {
-			m.safePoint()
-		}
+		m.step()
 	}
 	return true
+}
+
+// step fires the next event, then carries out pending checkpoint and
+// rollback requests (the safe point between events).
+func (m *Machine) step() {
+	m.eng.Step()
+	if err := m.mem.Err(); err != nil && m.st.internal == nil {
+		m.st.internal = err
+		m.st.ended = true
+	}
+	if m.pending != 0 && !m.st.ended {
+		m.safePoint()
+	}
+}
+
+// Step runs the run's next event and the safe point after it. It reports
+// whether the run has ended.
+func (m *Machine) Step() bool {
+	if m.st.ended {
+		return true
+	}
+	at, ok := m.eng.NextAt()
+	switch {
+	case !ok:
+		m.deadlock()
+	case at > m.spec.MaxCycles:
+		m.endHang(fmt.Sprintf("exceeded sim.max_cycles (%d)", m.spec.MaxCycles), m.spec.MaxCycles, m.overdue())
+	default:
+		m.step()
+	}
+	return m.st.ended
 }
 
 // Run runs the program to its end.

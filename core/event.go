@@ -126,7 +126,8 @@ const (
 	// FlagSync marks an access to a synchronisation word (lock, barrier,
 	// condition variable).
 	FlagSync uint8 = 1 << iota
-	// FlagHit marks an access that hit in the L1.
+	// FlagHit marks an access (Read, Write, RMW) the L1 served without
+	// the bus.
 	FlagHit
 	// FlagC2C marks a fill or transaction served cache to cache.
 	FlagC2C
@@ -135,9 +136,10 @@ const (
 // NoPC is the PC of events that no instruction caused.
 const NoPC int32 = -1
 
-// Event is one flat record of the event stream. Which fields a kind uses is
-// documented beside the producer; unused fields are zero. List is borrowed:
-// an observer that keeps it must copy it.
+// Event is one flat record of the event stream. What each field means for
+// each kind is its Contract (ContractOf); unused fields are zero (-1 for
+// Core and Thread, NoPC for PC). List is borrowed: an observer that keeps
+// it must copy it.
 type Event struct {
 	// Kind says what the event reports.
 	Kind Kind

@@ -709,6 +709,9 @@ func (c *Core) emitAccessFlags(k core.Kind, addr uint64, v int64, w0, w1 uint64,
 	if !m.events.Watching(k) {
 		return
 	}
+	if c.st.Hit {
+		flags |= core.FlagHit
+	}
 	m.ev = core.Event{Kind: k, Flags: flags, Cycle: c.st.Time, Core: int32(c.id), Thread: c.st.Thread, PC: c.st.PC, Addr: addr, Value: v}
 	m.ev.Words[0], m.ev.Words[1] = w0, w1
 	m.events.Emit(&m.ev)

@@ -189,7 +189,7 @@ func (c *Core) checkPhase(frame int, addr uint64, write, hit bool) bool {
 		if v.Wait.Until == core.UntilLineAccess && v.Wait.Addr == 0 {
 			v.Wait.Addr = addr
 		}
-		c.stall(v.Wait)
+		c.stall(addr, v.Wait)
 		return false
 	case Rollback:
 		if m.RequestRollback(v.Reseed) {

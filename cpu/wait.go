@@ -127,7 +127,7 @@ func (c *Core) endCondWait(now core.Cycle, timedOut bool) {
 	}
 	c.st.TimedOut = timedOut
 	if m.events.Watching(core.KindStallEnd) {
-		c.emit(core.KindStallEnd, m.st.stallWaits[c.id].Addr, 0, b2u(timedOut))
+		c.emit(core.KindStallEnd, c.st.WaitAddr, 0, b2u(timedOut))
 	}
 }
 
@@ -156,11 +156,12 @@ func (c *Core) park() bool {
 	return c.beginWait(&p.Wait, statusParked, Idle)
 }
 
-// stall holds the core's access in its check phase until w ends.
-func (c *Core) stall(w core.Wait) {
+// stall holds the core's access to addr in its check phase until w ends.
+func (c *Core) stall(addr uint64, w core.Wait) {
 	m := c.m
+	c.st.WaitAddr = addr
 	if m.events.Watching(core.KindStallBegin) {
-		c.emit(core.KindStallBegin, w.Addr, 0, uint64(w.Until))
+		c.emit(core.KindStallBegin, addr, 0, uint64(w.Until), w.Addr, uint64(w.Timeout))
 	}
 	m.st.stallWaits[c.id] = w
 	if c.beginWait(&m.st.stallWaits[c.id], statusStalled, MemStall) {

@@ -29,8 +29,10 @@ disassembly), the resolved config and the seed. The file appears only when
 the run and the write succeed.
 
 The second form prints a trace's events one a line: cycle, kind, core,
-thread, PC, address (hex), value, then the kind's flags, extra words (w=)
-and list (list=). A "-" is an absent core, thread, PC or address. Filters
+thread, PC, address (hex), value, then the kind's flags and its extra
+words and list, each labelled as the event contract names it (e.g.
+gen=3 n=4 for a BarrierArrive; see "Event contract" in the README). A "-"
+is an absent core, thread, PC or address. Filters
 combine: --kind keeps the named kinds, --thread one thread, --addr the
 accesses to that word and the coherence events (bus transactions, snoops,
 fills, evictions) on the cache line holding it. A corrupt or
@@ -262,23 +264,31 @@ func appendEvent(b []byte, ev *core.Event) []byte {
 		}
 		b = fmt.Appendf(b, " flags=%s", strings.Join(names, ","))
 	}
-	last := -1
+	// Words and List are labelled from the event contract (core.Contract):
+	// each used word as label=value, and any word the contract leaves
+	// unused but the event sets as w[i]=value.
+	c := core.ContractOf(ev.Kind)
 	for i, v := range ev.Words {
-		if v != 0 {
-			last = i
-		}
-	}
-	if last >= 0 {
-		b = append(b, " w="...)
-		for i := 0; i <= last; i++ {
-			if i > 0 {
-				b = append(b, ',')
+		switch f := c.Words[i]; {
+		case ev.Kind == core.KindFill && i == 0 && ev.Flags&core.FlagC2C == 0:
+			// Memory supplied the line: there is no supplying core.
+		case f.Used():
+			b = fmt.Appendf(b, " %s=", f.Label)
+			if f.Label == "from" && int64(v) < 0 {
+				b = strconv.AppendInt(b, int64(v), 10)
+			} else {
+				b = strconv.AppendUint(b, v, 10)
 			}
-			b = strconv.AppendUint(b, ev.Words[i], 10)
+		case v != 0:
+			b = fmt.Appendf(b, " w[%d]=%d", i, v)
 		}
 	}
 	if len(ev.List) > 0 {
-		b = append(b, " list=["...)
+		label := c.List.Label
+		if label == "" {
+			label = "list"
+		}
+		b = fmt.Appendf(b, " %s=[", label)
 		for i, v := range ev.List {
 			if i > 0 {
 				b = append(b, ' ')

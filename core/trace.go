@@ -31,8 +31,9 @@ import (
 // seed, then ProgramName, Program and Config each as a uvarint length and
 // bytes. The end body is frameEnd and the event count.
 
-// TraceVersion is the trace format version this package writes and reads.
-const TraceVersion uint32 = 1
+// TraceVersion is the trace format version this package writes; it also
+// reads version 1 (which had no recorded kind mask: every kind).
+const TraceVersion uint32 = 2
 
 const (
 	traceMagic = "WEFTTRC\n"
@@ -114,6 +115,9 @@ type TraceHeader struct {
 	Config string
 	// Seed is the run seed.
 	Seed uint64
+	// Kinds are the event kinds the trace recorded (0 when writing: every
+	// kind; a reader never returns 0). Version 1 traces recorded every kind.
+	Kinds KindMask
 }
 
 // TraceWriter encodes a run's events to a trace file. It is an Observer:
@@ -163,6 +167,11 @@ func NewTraceWriter(w io.Writer, h TraceHeader) (*TraceWriter, error) {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
+	kinds := h.Kinds
+	if kinds == 0 {
+		kinds = AllKinds
+	}
+	b = binary.AppendUvarint(b, uint64(kinds))
 	if err := tw.writeFrame(b); err != nil {
 		return nil, fmt.Errorf("trace: write header: %w", err)
 	}
@@ -371,8 +380,8 @@ func NewTraceReader(r io.Reader) (*TraceReader, error) {
 		return nil, fmt.Errorf("trace: read magic: %w", err)
 	}
 	tr.hdr.Version = binary.LittleEndian.Uint32(pre[len(traceMagic):])
-	if tr.hdr.Version != TraceVersion {
-		return nil, badTrace("trace: unsupported version %d (this reader reads version %d)", tr.hdr.Version, TraceVersion)
+	if tr.hdr.Version != TraceVersion && tr.hdr.Version != 1 {
+		return nil, badTrace("trace: unsupported version %d (this reader reads versions 1 to %d)", tr.hdr.Version, TraceVersion)
 	}
 	start, body, err := tr.readFrame(maxHeaderBody)
 	if err != nil {
@@ -386,6 +395,12 @@ func NewTraceReader(r io.Reader) (*TraceReader, error) {
 	tr.hdr.ProgramName = d.str()
 	tr.hdr.Program = d.str()
 	tr.hdr.Config = d.str()
+	tr.hdr.Kinds = AllKinds
+	if tr.hdr.Version >= 2 {
+		if k := KindMask(d.uvarint()); k != 0 {
+			tr.hdr.Kinds = k
+		}
+	}
 	if !d.ok || len(d.b) != 0 {
 		return nil, badTrace("trace: malformed header frame at byte %d", start)
 	}

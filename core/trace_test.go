@@ -120,6 +120,9 @@ func TestTraceRoundTrip(t *testing.T) {
 			}
 			want := tt.h
 			want.Version = TraceVersion
+			if want.Kinds == 0 {
+				want.Kinds = AllKinds
+			}
 			if h != want {
 				t.Errorf("header = %+v, want %+v", h, want)
 			}
@@ -257,7 +260,7 @@ func frame(body []byte) []byte {
 func preamble() []byte {
 	b := []byte(traceMagic)
 	b = binary.LittleEndian.AppendUint32(b, TraceVersion)
-	return append(b, frame([]byte{frameHeader, 0, 0, 0, 0})...)
+	return append(b, frame([]byte{frameHeader, 0, 0, 0, 0, 0})...)
 }
 
 func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
@@ -268,6 +271,16 @@ func uv(vs ...uint64) []byte {
 		b = binary.AppendUvarint(b, v)
 	}
 	return b
+}
+
+// A version 1 trace (no kind mask in its header) still reads, as a trace
+// of every kind.
+func TestTraceVersion1(t *testing.T) {
+	data := cat([]byte(traceMagic), binary.LittleEndian.AppendUint32(nil, 1), frame([]byte{frameHeader, 7, 0, 0, 0}), frame(cat([]byte{frameEnd}, uv(0))))
+	h, evs, err := ReadTrace(bytes.NewReader(data))
+	if err != nil || len(evs) != 0 || h.Seed != 7 || h.Kinds != AllKinds || h.Version != 1 {
+		t.Fatalf("header %+v, %d events, err %v; want a v1 header of every kind", h, len(evs), err)
+	}
 }
 
 func TestTraceMalformedFrames(t *testing.T) {
@@ -309,6 +322,7 @@ func TestTraceMalformedFrames(t *testing.T) {
 			frame([]byte{frameHeader, 0, 0, 5, 'a'}), end(0)), "malformed header frame"},
 		{"empty", nil, "trace: empty file"},
 		{"magic only", []byte(traceMagic), "trace: truncated at byte 8 (frame 0)"},
+		{"version 3", cat([]byte(traceMagic), binary.LittleEndian.AppendUint32(nil, 3)), "unsupported version 3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

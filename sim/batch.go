@@ -18,6 +18,9 @@ type Job struct {
 	Program *isa.Program
 	// Seed is the run's seed.
 	Seed uint64
+	// Options, when set, builds the run's options (its detectors and
+	// observers, fresh for each run).
+	Options func() []Option
 }
 
 // RunJobs runs jobs across host cores (workers 0: one per host CPU) and
@@ -46,7 +49,11 @@ func RunJobs(jobs []Job, workers int, onDone func(done int)) ([]Result, error) {
 					continue
 				}
 				j := jobs[i]
-				results[i], errs[i] = Run(j.Config, j.Program, j.Seed)
+				var opts []Option
+				if j.Options != nil {
+					opts = j.Options()
+				}
+				results[i], errs[i] = Run(j.Config, j.Program, j.Seed, opts...)
 				if errs[i] != nil {
 					failed.Store(true)
 				}
@@ -90,6 +97,8 @@ type Batch struct {
 	// OnDone, when set, is called once per finished run, from one goroutine
 	// at a time, in completion order (for progress bars).
 	OnDone func(done int)
+	// Options, when set, builds each run's options (fresh detectors).
+	Options func() []Option
 }
 
 // RunBatch runs the batch across host cores. Results are in run-index
@@ -100,7 +109,7 @@ func RunBatch(b Batch) ([]Result, error) {
 	}
 	jobs := make([]Job, b.Runs)
 	for i := range jobs {
-		jobs[i] = Job{Config: b.Config, Program: b.Program, Seed: b.BaseSeed + uint64(i)}
+		jobs[i] = Job{Config: b.Config, Program: b.Program, Seed: b.BaseSeed + uint64(i), Options: b.Options}
 	}
 	return RunJobs(jobs, b.Workers, b.OnDone)
 }

@@ -71,6 +71,23 @@ func WithFindings(src FindingSource) Option {
 	return func(op *options) { op.findings = append(op.findings, src) }
 }
 
+// Detector is what WithDetector attaches: a passive observer of the kinds
+// it needs that reports findings (every detectors/* detector is one).
+type Detector interface {
+	core.Observer
+	FindingSource
+	Kinds() core.KindMask
+}
+
+// WithDetector attaches a detector to the run: it observes its kinds, and
+// its findings land in Result.Findings when the run ends.
+func WithDetector(d Detector) Option {
+	return func(op *options) {
+		op.stream.Attach(d.Kinds(), d)
+		op.findings = append(op.findings, d)
+	}
+}
+
 // WithState registers a part whose state checkpoints copy and rollbacks
 // restore (an observer that wants to be rolled back with the machine). s
 // implements Save(buf any) any and Load(buf any) (cpu.Stateful).

@@ -202,7 +202,7 @@ func (k *kindFlag) Set(s string) error {
 		}
 		kind, err := core.ParseKind(name)
 		if err != nil {
-			return fmt.Errorf("unknown event kind %q (kinds: %s)", name, strings.Join(kindNames(), ", "))
+			return fmt.Errorf("unknown event kind %q (kinds: %s)", name, strings.Join(kindNames(core.AllKinds), ", "))
 		}
 		k.mask |= core.MaskOf(kind)
 		k.names = append(k.names, kind.String())
@@ -210,11 +210,13 @@ func (k *kindFlag) Set(s string) error {
 	return nil
 }
 
-// kindNames lists every event kind's name.
-func kindNames() []string {
+// kindNames lists the names of the kinds in m.
+func kindNames(m core.KindMask) []string {
 	var names []string
 	for k := core.Kind(1); k < core.NumKinds; k++ {
-		names = append(names, k.String())
+		if m.Has(k) {
+			names = append(names, k.String())
+		}
 	}
 	return names
 }

@@ -13,6 +13,7 @@
 //	weft reproduce NAME|all   rebuild a paper's tables and figures
 //	weft trace ... -o FILE    record a run's events to a trace file
 //	weft trace --text FILE    print a trace file's events
+//	weft detect FILE --detectors a,b  run detectors over a trace file
 //	weft list [--json]        list the workloads
 //	weft config show ...      print a fully resolved config
 //	weft help [COMMAND]       print usage
@@ -62,6 +63,7 @@ func commands() []command {
 		{"merge", "join the shards of a sweep and write its report", cmdMerge},
 		{"reproduce", "rebuild a paper's tables and figures (or all of them)", cmdReproduce},
 		{"trace", "record a run's events to a trace file, or print one (--text)", cmdTrace},
+		{"detect", "run detectors over a trace file, offline", cmdDetect},
 		{"list", "list the workloads in the registry", cmdList},
 		{"config", "show a fully resolved config, or list the presets", cmdConfig},
 		{"help", "print usage of weft or of one command", cmdHelp},

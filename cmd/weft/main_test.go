@@ -276,7 +276,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"trace", "-w", "msgpass"}, 2, []string{"-o FILE"}},
 		{[]string{"trace", "--text"}, 2, []string{"trace FILE"}},
 		{[]string{"trace", "--text", trace, "--set", "a=1"}, 2, []string{"--set does not go with --text"}},
-		{[]string{"trace", "-w", "msgpass", "-o", trace, "--kind", "Read"}, 2, []string{"--kind goes only with --text"}},
+		{[]string{"trace", "-w", "msgpass", "-o", trace, "--thread", "1"}, 2, []string{"--thread goes only with --text"}},
 		{[]string{"trace", "--text", trace, "--kind", "Reed"}, 2, []string{`"Reed"`}},
 		{[]string{"trace", "--text", trace, "--addr", "zz"}, 2, []string{"addr"}},
 		{[]string{"trace", "--text", "/no/such/trace"}, 1, []string{"/no/such/trace"}},

@@ -22,7 +22,7 @@ import (
 func cmdRun(e env, args []string) error {
 	fs := newFlagSet("run",
 		"weft run [-c PRESET|FILE] (-w KERNEL | -p FILE.s) [--seed N] [--runs N] [--workers N]\n"+
-			"                [--set KEY=VALUE]... [--json] [--out DIR] [--quiet]",
+			"                [--set KEY=VALUE]... [--detectors NAME,...] [--json] [--out DIR] [--quiet]",
 		`Runs a workload from the registry (-w) or an assembly program (-p) on the
 machine the config describes. The config is the preset or file given by -c,
 then every --set in order; machine.cores is raised to the program's .cores
@@ -33,6 +33,13 @@ instructions, statistics and per-core cycle breakdown, or for --runs N the
 outcome distribution with the first seed of each failing outcome. With
 --json stdout holds exactly one JSON object per run, one a line, in run
 order, and nothing else; equal runs print equal bytes.
+
+--detectors attaches software detectors (weft list --detectors) to every
+run; the summary lists each detector's findings merged over the runs, each
+with the number of runs that reported it and the first seed, and what
+detectors that learn across runs (avio) learned from the batch. With
+--json each run's object gains "findings". Detectors never change a cycle
+of a run.
 
 --out DIR also writes DIR/runs.jsonl (the JSON lines), DIR/config.toml (the
 resolved config) and DIR/program.s (the program's disassembly).
@@ -45,6 +52,8 @@ The exit status is 0 whatever the programs' outcomes.`)
 	asJSON := fs.Bool("json", false, "print one JSON object per run, one a line, and nothing else")
 	out := fs.String("out", "", "also write runs.jsonl, config.toml and program.s into `DIR`")
 	quiet := fs.Bool("quiet", false, "no progress bar and no notes on stderr")
+	var det detectorFlag
+	fs.Var(&det, "detectors", "attach these detectors to every run (`NAME,...`; weft list --detectors)")
 	pos, err := fs.parse(e, args)
 	if err != nil {
 		return err
@@ -78,6 +87,7 @@ The exit status is 0 whatever the programs' outcomes.`)
 		Runs:     *runs,
 		Workers:  *workers,
 		OnDone:   bar.done,
+		Options:  det.runOptions(tg.prog),
 	})
 	bar.finish()
 	if err != nil {
@@ -102,6 +112,9 @@ The exit status is 0 whatever the programs' outcomes.`)
 		printRun(e.stdout, tg, results[0])
 	} else {
 		printBatch(e.stdout, &t, results)
+	}
+	if det.set {
+		printFindings(e.stdout, det.infos, results)
 	}
 	printHost(e.stdout, results, host)
 	return nil

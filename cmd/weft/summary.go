@@ -228,7 +228,7 @@ func si(v float64) string {
 }
 
 // joinInts formats integers separated by spaces.
-func joinInts[T int64 | uint64](vs []T) string {
+func joinInts[T int32 | int64 | uint64](vs []T) string {
 	s := make([]string, len(vs))
 	for i, v := range vs {
 		s[i] = fmt.Sprint(v)

@@ -21,10 +21,10 @@ import (
 // cmdTrace is `weft trace ... -o FILE` and `weft trace --text FILE`.
 func cmdTrace(e env, args []string) error {
 	fs := newFlagSet("trace",
-		"weft trace [-c PRESET|FILE] (-w KERNEL | -p FILE.s) [--seed N] [--set KEY=VALUE]... -o FILE\n"+
+		"weft trace [-c PRESET|FILE] (-w KERNEL | -p FILE.s) [--seed N] [--set KEY=VALUE]... [--kind KIND,...] -o FILE\n"+
 			"       weft trace --text FILE [--kind KIND,...] [--thread N] [--addr ADDR] [--header]",
-		`The first form runs the program once with every event kind recorded and
-writes the trace to FILE. The trace's header holds the program (as
+		`The first form runs the program once with every event kind recorded (or
+only those --kind names) and writes the trace to FILE. The trace's header holds the program (as
 disassembly), the resolved config and the seed. The file appears only when
 the run and the write succeed.
 
@@ -44,7 +44,7 @@ truncated file is an error (exit status 1) after the events before it.`)
 	fs.StringVar(&out, "output", "", "write the trace to `FILE`")
 	text := fs.Bool("text", false, "print the events of the trace FILE given as argument")
 	var kinds kindFlag
-	fs.Var(&kinds, "kind", "with --text: keep only these event kinds (`KIND,...`, e.g. Read,Write; repeatable)")
+	fs.Var(&kinds, "kind", "keep only these event kinds (`KIND,...`, e.g. Read,Write; repeatable): with -o, record only them; with --text, print only them")
 	var thread optInt
 	fs.Var(&thread, "thread", "with --text: keep only events of thread `N`")
 	var addr optUint
@@ -74,7 +74,7 @@ truncated file is an error (exit status 1) after the events before it.`)
 		f := traceFilter{kinds: kinds.mask, thread: thread, addr: addr}
 		return printTrace(e.stdout, pos[0], f, *header)
 	}
-	for _, name := range []string{"kind", "thread", "addr", "header"} {
+	for _, name := range []string{"thread", "addr", "header"} {
 		if given[name] {
 			return usagef(fs.shortUsage, "trace: --%s goes only with --text", name)
 		}
@@ -92,7 +92,7 @@ truncated file is an error (exit status 1) after the events before it.`)
 	if tg.note != "" && !*quiet {
 		fmt.Fprintln(e.stderr, tg.note)
 	}
-	n, r, err := writeTrace(tg, out)
+	n, r, err := writeTrace(tg, out, kinds.mask)
 	if err != nil {
 		return err
 	}
@@ -101,11 +101,14 @@ truncated file is an error (exit status 1) after the events before it.`)
 	return nil
 }
 
-// writeTrace runs tg once with a trace writer attached for every kind and
-// writes the trace to path. It writes to a temporary file in the same
+// writeTrace runs tg once with a trace writer attached for the kinds in
+// mask (0: every kind) and writes the trace to path. It writes to a temporary file in the same
 // directory and renames it on success, so a failed run leaves no partial
 // trace. It returns the number of events written and the run's result.
-func writeTrace(tg target, path string) (n uint64, r sim.Result, err error) {
+func writeTrace(tg target, path string, mask core.KindMask) (n uint64, r sim.Result, err error) {
+	if mask == 0 {
+		mask = core.AllKinds
+	}
 	tmp, err := atomicfile.Create(path)
 	if err != nil {
 		return 0, sim.Result{}, fmt.Errorf("write trace: %w", err)
@@ -121,6 +124,7 @@ func writeTrace(tg target, path string) (n uint64, r sim.Result, err error) {
 		ProgramName: tg.prog.Name,
 		Config:      tg.cfg.TOML(),
 		Seed:        tg.cfg.Sim.Seed,
+		Kinds:       mask,
 	})
 	if err != nil {
 		return 0, sim.Result{}, fmt.Errorf("write trace %s: %w", path, err)
@@ -129,7 +133,7 @@ func writeTrace(tg target, path string) (n uint64, r sim.Result, err error) {
 		n++
 		tw.Observe(ev)
 	})
-	r, err = sim.Run(tg.cfg, tg.prog, tg.cfg.Sim.Seed, sim.WithObserver(core.AllKinds, count))
+	r, err = sim.Run(tg.cfg, tg.prog, tg.cfg.Sim.Seed, sim.WithObserver(mask, count))
 	if err != nil {
 		return 0, sim.Result{}, err
 	}

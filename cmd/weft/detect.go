@@ -1,0 +1,188 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"weft/configs"
+	"weft/core"
+	"weft/detectors"
+	"weft/isa"
+	"weft/sim"
+)
+
+// detectorFlag is --detectors a,b: the detectors to attach.
+type detectorFlag struct {
+	infos []detectors.Info
+	set   bool
+}
+
+func (f *detectorFlag) String() string {
+	var names []string
+	for _, d := range f.infos {
+		names = append(names, d.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+func (f *detectorFlag) Set(s string) error {
+	infos, err := detectors.Parse(s)
+	if err != nil {
+		return err
+	}
+	f.infos, f.set = infos, true
+	return nil
+}
+
+// runOptions builds the options that attach fresh detectors to one run of
+// prog (nil when none are named).
+func (f *detectorFlag) runOptions(prog *isa.Program) func() []sim.Option {
+	if !f.set {
+		return nil
+	}
+	return func() []sim.Option {
+		opts := make([]sim.Option, len(f.infos))
+		for i, d := range f.infos {
+			opts[i] = sim.WithDetector(d.New(prog))
+		}
+		return opts
+	}
+}
+
+// printFindings prints each detector's findings merged over the runs, and
+// for detectors that learn across runs what they learned.
+func printFindings(w io.Writer, infos []detectors.Info, results []sim.Result) {
+	for _, d := range infos {
+		var m detectors.Merger
+		var l detectors.Learner
+		if d.Learn != nil {
+			l = d.Learn()
+		}
+		for i, r := range results {
+			fs := detectors.Of(d.Name, r.Findings)
+			m.Add(i, r.Seed, fs)
+			if l != nil {
+				l.Add(i, r.Outcome == "pass", fs)
+			}
+		}
+		printMerged(w, d.Name, m.Merged(), len(results))
+		if l != nil {
+			var lm detectors.Merger
+			for _, rf := range l.Analyse() {
+				lm.Add(rf.Run, results[rf.Run].Seed, rf.Findings)
+			}
+			printMerged(w, d.Name+" across the batch ("+l.Summary()+")", lm.Merged(), len(results))
+		}
+	}
+}
+
+// printMerged prints one detector's merged findings.
+func printMerged(w io.Writer, title string, ms []detectors.Merged, runs int) {
+	fmt.Fprintf(w, "\n%s: %s\n", title, plural(len(ms), "finding"))
+	for _, f := range ms {
+		in := ""
+		if runs > 1 {
+			in = fmt.Sprintf("  [%d of %d runs, first seed %d]", f.Runs, runs, f.FirstSeed)
+		}
+		fmt.Fprintf(w, "  %-11s pcs %-14s %s%s\n", f.Kind, joinInts(f.PCs), f.Message, in)
+	}
+}
+
+// cmdDetect is `weft detect TRACE --detectors a,b [--json]`.
+func cmdDetect(e env, args []string) error {
+	fs := newFlagSet("detect", "weft detect TRACE --detectors NAME,... [--json]",
+		`Runs detectors over a trace file written by 'weft trace -o', offline:
+the findings are those the same detectors report when attached to the run
+itself ('weft run --detectors'). The trace's header holds the program and
+the config, so PCs map back to code. A detector that needs event kinds the
+trace did not record is an error. Detectors that learn across runs (avio)
+analyse the one run: a failing run is checked against no training.
+
+With --json it prints one JSON object: workload, seed, outcome and
+findings, as 'weft run --json --detectors' prints them.`)
+	var det detectorFlag
+	fs.Var(&det, "detectors", "detectors to run (`NAME,...`; weft list --detectors)")
+	asJSON := fs.Bool("json", false, "print one JSON object with the findings")
+	pos, err := fs.parse(e, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef(fs.shortUsage, "detect: want one trace FILE, got %d arguments", len(pos))
+	}
+	if !det.set {
+		return usagef(fs.shortUsage, "detect: name the detectors with --detectors NAME,... (weft list --detectors)")
+	}
+	r, err := detectTrace(pos[0], det.infos)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		lines, err := jsonLines([]sim.Result{r})
+		if err != nil {
+			return err
+		}
+		_, err = e.stdout.Write(lines)
+		return err
+	}
+	fmt.Fprintf(e.stdout, "trace %s: %s seed %d, %s\n", pos[0], r.Workload, r.Seed, r.Outcome)
+	printFindings(e.stdout, det.infos, []sim.Result{r})
+	return nil
+}
+
+// detectTrace replays the trace at path into fresh detectors. The result
+// carries the workload, seed, outcome and findings (nothing else).
+func detectTrace(path string, infos []detectors.Info) (sim.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return sim.Result{}, fmt.Errorf("detect: %w", err)
+	}
+	defer f.Close()
+	bad := func(err error) error {
+		return fmt.Errorf("trace %s: %s", path, strings.TrimPrefix(err.Error(), "trace: "))
+	}
+	tr, err := core.NewTraceReader(f)
+	if err != nil {
+		return sim.Result{}, bad(err)
+	}
+	h := tr.Header()
+	prog, err := isa.Assemble(path+" (header program)", []byte(h.Program))
+	if err != nil {
+		return sim.Result{}, fmt.Errorf("trace %s: its program does not assemble: %w", path, err)
+	}
+	if _, err := configs.Parse(path+" (header config)", []byte(h.Config)); err != nil {
+		return sim.Result{}, fmt.Errorf("trace %s: its config does not parse: %w", path, err)
+	}
+	var stream core.Stream
+	dets := make([]detectors.Detector, len(infos))
+	for i, d := range infos {
+		if missing := d.Kinds &^ h.Kinds; missing != 0 {
+			return sim.Result{}, fmt.Errorf("detect: detector %s needs event kinds the trace %s did not record: %s (record them with weft trace --kind, or record every kind)",
+				d.Name, path, strings.Join(kindNames(missing), ","))
+		}
+		dets[i] = d.New(prog)
+		stream.Attach(dets[i].Kinds(), dets[i])
+	}
+	r := sim.Result{Workload: h.ProgramName, Seed: h.Seed, Outcome: "unknown", Findings: sim.Findings{}}
+	var ev core.Event
+	for {
+		err := tr.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return sim.Result{}, bad(err)
+		}
+		if ev.Kind == core.KindRunEnd && ev.Words[0] < 6 {
+			r.Outcome = [...]string{"pass", "wrong_output", "hang", "error", "assert", "crash"}[ev.Words[0]]
+		}
+		stream.Emit(&ev)
+	}
+	for _, d := range dets {
+		r.Findings = append(r.Findings, d.Findings()...)
+	}
+	return r, nil
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"weft/core"
+	"weft/detectors"
+	"weft/workloads"
+)
+
+// findingsLine is the part of a run's JSON line holding its findings.
+type findingsLine struct {
+	Workload string         `json:"workload"`
+	Seed     uint64         `json:"seed"`
+	Outcome  string         `json:"outcome"`
+	Findings []core.Finding `json:"findings"`
+}
+
+// Every detector gives the same findings offline, from a trace, as online,
+// attached to the run, on every kernel.
+func TestDetectOfflineEqualsOnline(t *testing.T) {
+	all := strings.Join(detectors.Names(), ",")
+	dir := t.TempDir()
+	n := 0
+	for _, e := range workloads.List() {
+		if e.Kind != workloads.Kernel {
+			continue
+		}
+		for _, seed := range []string{"1", "7"} {
+			trace := filepath.Join(dir, e.Name+"-"+seed+".wtr")
+			mustWeft(t, "trace", "-w", e.Name, "--seed", seed, "-o", trace, "--quiet")
+			online, _ := mustWeft(t, "run", "-w", e.Name, "--seed", seed, "--detectors", all, "--json", "--quiet")
+			offline, _ := mustWeft(t, "detect", trace, "--detectors", all, "--json")
+			var on, off findingsLine
+			if err := json.Unmarshal([]byte(online), &on); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(offline), &off); err != nil {
+				t.Fatal(err)
+			}
+			a, _ := json.Marshal(on.Findings)
+			b, _ := json.Marshal(off.Findings)
+			if string(a) != string(b) || on.Outcome != off.Outcome || on.Seed != off.Seed {
+				t.Errorf("%s seed %s: online %s %s\noffline %s %s", e.Name, seed, on.Outcome, a, off.Outcome, b)
+			}
+			if on.Findings == nil {
+				t.Errorf("%s seed %s: --detectors gave no findings list", e.Name, seed)
+			}
+			n += len(on.Findings)
+		}
+	}
+	if n == 0 {
+		t.Errorf("no detector found anything on any kernel")
+	}
+}
+
+// Attaching detectors never changes a cycle: the run JSON without its
+// findings is byte-identical to the run without detectors.
+func TestDetectorsInvisible(t *testing.T) {
+	all := strings.Join(detectors.Names(), ",")
+	for _, name := range []string{"mysql-binlog", "prodcons", "pbzip2-uaf", "stencil", "fft"} {
+		bare, _ := mustWeft(t, "run", "-w", name, "--runs", "3", "--json", "--quiet")
+		with, _ := mustWeft(t, "run", "-w", name, "--runs", "3", "--json", "--quiet", "--detectors", all)
+		bl, wl := strings.Split(strings.TrimSpace(bare), "\n"), strings.Split(strings.TrimSpace(with), "\n")
+		if len(bl) != 3 || len(wl) != 3 {
+			t.Fatalf("%s: %d and %d lines", name, len(bl), len(wl))
+		}
+		for i := range bl {
+			j := strings.Index(wl[i], `,"findings":`)
+			if j < 0 || wl[i][:j]+"}" != bl[i] {
+				t.Errorf("%s run %d: with detectors the run differs:\n%s\n%s", name, i, bl[i], wl[i])
+			}
+		}
+	}
+}
+
+func TestDetectorSummary(t *testing.T) {
+	out, _ := mustWeft(t, "run", "-w", "mysql-binlog", "--runs", "40", "--detectors", "hb,avio", "--quiet")
+	for _, want := range []string{"hb: ", "race on log_type", "of 40 runs, first seed", "avio across the batch (invariants trained on"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	out, _ = mustWeft(t, "list", "--detectors")
+	for _, d := range detectors.Names() {
+		if !strings.Contains(out, d) {
+			t.Errorf("weft list --detectors lacks %s", d)
+		}
+	}
+	out, _ = mustWeft(t, "list", "--detectors", "--json")
+	var ds []struct {
+		Name  string   `json:"name"`
+		Kinds []string `json:"kinds"`
+	}
+	if err := json.Unmarshal([]byte(out), &ds); err != nil || len(ds) != len(detectors.All()) || len(ds[0].Kinds) == 0 {
+		t.Errorf("list --detectors --json: %v %v", err, ds)
+	}
+}
+
+func TestDetectBadInput(t *testing.T) {
+	dir := t.TempDir()
+	reads := filepath.Join(dir, "reads.wtr")
+	mustWeft(t, "trace", "-w", "counter-race", "--kind", "Read,Write,Free,Crash", "-o", reads, "--quiet")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "-w", "counter-race", "--detectors", "hbb"}, 2, `unknown detector "hbb" (did you mean hb`},
+		{[]string{"run", "-w", "counter-race", "--detectors", "hb,hb"}, 2, `detector "hb" named twice`},
+		{[]string{"run", "-w", "counter-race", "--detectors", ""}, 2, `empty detector name`},
+		{[]string{"detect", reads}, 2, "name the detectors with --detectors"},
+		{[]string{"detect", reads, "--detectors", "lockset"}, 1, "detector lockset needs event kinds the trace " + reads + " did not record: Spawn,Join,Acquire,Release"},
+		{[]string{"detect", filepath.Join(dir, "none.wtr"), "--detectors", "hb"}, 1, "no such file"},
+		{[]string{"detect", writeFile(t, "junk.wtr", "not a trace"), "--detectors", "hb"}, 1, "not a weft trace file"},
+	} {
+		_, stderr, code := weft(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("weft %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), code, stderr, c.code, c.want)
+		}
+	}
+	// A trace of the kinds a detector needs is enough.
+	out, _ := mustWeft(t, "detect", reads, "--detectors", "avio")
+	if !strings.Contains(out, "avio: ") {
+		t.Errorf("detect over a Read/Write trace: %s", out)
+	}
+}
+

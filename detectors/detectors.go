@@ -1,0 +1,204 @@
+// Package detectors is the registry of weft's software detectors and what
+// they share: the Detector and Learner interfaces, and the merging of
+// findings over the runs of a batch. Each detector lives in its own
+// sub-package (hb, lockset, avio, …) and sees only the event stream and
+// the program; it never reads a kernel's name, rows or @bug marks.
+// Scoring findings against the ground truth happens outside the detectors
+// (Score).
+//
+// The package imports core, isa and the detector sub-packages only; runs
+// attach a detector with sim.WithDetector.
+package detectors
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"weft/core"
+	"weft/detectors/avio"
+	"weft/detectors/hb"
+	"weft/detectors/lockset"
+	"weft/internal/suggest"
+	"weft/isa"
+)
+
+// Detector is a software detector attached to one run: a passive observer
+// of the kinds it needs, with the findings it made.
+type Detector interface {
+	core.Observer
+	// Name is the detector's registry name; its findings carry it.
+	Name() string
+	// Kinds are the event kinds it observes.
+	Kinds() core.KindMask
+	// Findings are its findings so far, sorted with core.CompareFindings.
+	Findings() []core.Finding
+}
+
+// Learner learns across the runs of a batch: add every run's outcome and
+// per-run findings, then analyse.
+type Learner interface {
+	// Add adds run number run (its index in the batch), whether it passed,
+	// and the findings its detector made.
+	Add(run int, pass bool, findings []core.Finding)
+	// Analyse returns the learned findings of each run that has any, in
+	// run order.
+	Analyse() []RunFindings
+	// Summary says in one line what was learned from (e.g. "trained on 12
+	// passing runs").
+	Summary() string
+}
+
+// RunFindings are the findings of one run of a batch.
+type RunFindings struct {
+	// Run is the run's index in the batch.
+	Run int
+	// Findings are its findings.
+	Findings []core.Finding
+}
+
+// Info describes one registered detector.
+type Info struct {
+	// Name is the registry name (`--detectors NAME`).
+	Name string
+	// Summary says in one line what it reports.
+	Summary string
+	// Kinds are the event kinds it needs.
+	Kinds core.KindMask
+	// New builds the detector for one run of prog.
+	New func(prog *isa.Program) Detector
+	// Learn, when not nil, builds the detector's multi-run learner.
+	Learn func() Learner
+}
+
+// All returns every registered detector, in listing order.
+func All() []Info {
+	kinds := func(d Detector) core.KindMask { return d.Kinds() }
+	empty := &isa.Program{}
+	hbVariant := func(name, summary string, o hb.Options) Info {
+		return Info{Name: name, Summary: summary, Kinds: kinds(hb.New(empty, o)),
+			New: func(p *isa.Program) Detector { return renamed(hb.New(p, o), name) }}
+	}
+	return []Info{
+		hbVariant("hb", "happens-before data races (vector clocks with FastTrack epochs): each racing PC pair once per run", hb.Options{}),
+		hbVariant("hb-first", "hb reporting only the first race on each word (Helgrind's heuristic, ConSeq's comparison)", hb.Options{FirstRacePerVar: true}),
+		hbVariant("hb-nolock", "hb without lock release→acquire edges (interleaving inference's prefilter)", hb.Options{NoLockEdges: true}),
+		hbVariant("hb-rmwplain", "hb treating fadd/cas/xchg on ordinary words as plain accesses, not C11 atomics", hb.Options{RMWPlain: true}),
+		{Name: "lockset", Summary: "Eraser's lockset: words whose candidate lockset becomes empty once shared and written (spawn/join hand ownership over)",
+			Kinds: lockset.New(empty, lockset.Options{}).Kinds(),
+			New:   func(p *isa.Program) Detector { return lockset.New(p, lockset.Options{}) }},
+		{Name: "avio", Summary: "AVIO: unserializable (local, remote, local) triples per run; across a batch, the triples that violate invariants learned from its passing runs",
+			Kinds: avio.New(empty, avio.Options{}).Kinds(),
+			New:   func(p *isa.Program) Detector { return avio.New(p, avio.Options{}) },
+			Learn: func() Learner { return &avioLearner{l: avio.NewLearner()} }},
+	}
+}
+
+// Names returns the registered detectors' names.
+func Names() []string {
+	var out []string
+	for _, d := range All() {
+		out = append(out, d.Name)
+	}
+	return out
+}
+
+// Lookup returns the detector named name.
+func Lookup(name string) (Info, error) {
+	for _, d := range All() {
+		if d.Name == name {
+			return d, nil
+		}
+	}
+	msg := fmt.Sprintf("unknown detector %q", name)
+	if c := suggest.Closest(name, Names()); len(c) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(c, " or "))
+	}
+	return Info{}, fmt.Errorf("%s; the detectors are %s", msg, strings.Join(Names(), ", "))
+}
+
+// Parse reads a comma-separated list of detector names ("hb,lockset").
+// Each name may appear once; the empty list is an error.
+func Parse(list string) ([]Info, error) {
+	var out []Info
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return nil, fmt.Errorf("empty detector name in %q", list)
+		}
+		d, err := Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(out, func(o Info) bool { return o.Name == name }) {
+			return nil, fmt.Errorf("detector %q named twice", name)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// named gives a detector variant its registry name, on itself and on its
+// findings.
+type named struct {
+	Detector
+	name string
+}
+
+func renamed(d Detector, name string) Detector {
+	if d.Name() == name {
+		return d
+	}
+	return &named{Detector: d, name: name}
+}
+
+func (n *named) Name() string { return n.name }
+
+func (n *named) Findings() []core.Finding {
+	fs := n.Detector.Findings()
+	for i := range fs {
+		fs[i].Detector = n.name
+	}
+	return fs
+}
+
+// avioLearner trains AVIO's invariants on a batch's passing runs and
+// reports the violations in its other runs.
+type avioLearner struct {
+	l      *avio.Learner
+	failed []RunFindings
+}
+
+func (a *avioLearner) Add(run int, pass bool, findings []core.Finding) {
+	if pass {
+		a.l.Train(findings)
+		return
+	}
+	a.failed = append(a.failed, RunFindings{Run: run, Findings: findings})
+}
+
+func (a *avioLearner) Analyse() []RunFindings {
+	var out []RunFindings
+	for _, r := range a.failed {
+		if v := a.l.Violations(r.Findings); len(v) > 0 {
+			out = append(out, RunFindings{Run: r.Run, Findings: v})
+		}
+	}
+	slices.SortFunc(out, func(x, y RunFindings) int { return x.Run - y.Run })
+	return out
+}
+
+func (a *avioLearner) Summary() string {
+	return fmt.Sprintf("invariants trained on %d passing runs, checked on %d failing runs", a.l.Runs(), len(a.failed))
+}
+
+// Of returns the findings of detector name among fs.
+func Of(name string, fs []core.Finding) []core.Finding {
+	var out []core.Finding
+	for _, f := range fs {
+		if f.Detector == name {
+			out = append(out, f)
+		}
+	}
+	return out
+}

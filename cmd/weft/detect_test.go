@@ -128,4 +128,3 @@ func TestDetectBadInput(t *testing.T) {
 		t.Errorf("detect over a Read/Write trace: %s", out)
 	}
 }
-

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"weft/configs"
+	"weft/isa"
 	"weft/results"
 	"weft/sim"
 	"weft/workloads"
@@ -63,16 +64,29 @@ func runDefault(env Env) (*Report, error) {
 		}
 		entries = some
 	}
+	// Every kernel runs seeds base.. with hb, lockset and avio attached,
+	// then as many seeds after those with avio alone, whose passing runs
+	// train AVIO's invariants. The synthetic profiles (performance
+	// workloads, most of the simulated instructions) run bare.
 	var jobs []job
 	cfgs := make([]configs.Config, len(entries))
+	progs := make([]*isa.Program, len(entries))
 	for i, en := range entries {
 		prog, cfg, err := programFor(en.Name, base)
 		if err != nil {
 			return nil, fmt.Errorf("default experiment: %w", err)
 		}
-		cfgs[i] = cfg
-		for s := 0; s < seeds; s++ {
-			jobs = append(jobs, job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s)})
+		cfgs[i], progs[i] = cfg, prog
+		for s := 0; s < 2*seeds; s++ {
+			var opts func() []sim.Option
+			switch {
+			case en.Kind == workloads.Profile:
+			case s < seeds:
+				opts = detectorOptions(prog, matrixDetectors...)
+			default:
+				opts = detectorOptions(prog, "avio")
+			}
+			jobs = append(jobs, job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: opts})
 		}
 	}
 	all, err := runJobs(env, jobs)
@@ -80,8 +94,10 @@ func runDefault(env Env) (*Report, error) {
 		return nil, fmt.Errorf("default experiment: %w", err)
 	}
 	runs := make([][]sim.Result, len(entries))
+	train := make([][]sim.Result, len(entries))
 	for i := range entries {
-		runs[i] = all[i*seeds : (i+1)*seeds]
+		runs[i] = all[2*i*seeds : (2*i+1)*seeds]
+		train[i] = all[(2*i+1)*seeds : (2*i+2)*seeds]
 	}
 
 	t := results.NewTable("workloads", "Every workload over the seeds", "workload", "kind", "class", "cores", "runs",
@@ -176,16 +192,24 @@ func runDefault(env Env) (*Report, error) {
 			}},
 		},
 	}
+	matrix, matrixText, err := matrixSection(entries, progs, runs, train)
+	if err != nil {
+		return nil, fmt.Errorf("default experiment: %w", err)
+	}
+	text.WriteString("\n" + matrixText)
 	return &Report{
 		Name:  "default",
 		Title: "weft default experiment",
 		Intro: fmt.Sprintf(`Every workload in the registry — the bug kernels of the five papers, the
 correct kernels and the synthetic profiles — over seeds %d..%d on the default
-machine (each kernel's .cores raises machine.cores where it needs more).
-Later issues add the detector × bug matrix and the hardware overheads here.`, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1),
-		Sections:     []Section{sec},
-		Configs:      []NamedConfig{{Name: "default", Config: base}},
-		Seeds:        fmt.Sprintf("%d..%d for every workload", base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1),
+machine (each kernel's .cores raises machine.cores where it needs more),
+with the hb, lockset and AVIO detectors attached, and the detector × bug
+matrix they give. Later issues add the other papers' detectors and the
+hardware overheads here.`, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1),
+		Sections: []Section{sec, matrix},
+		Configs:  []NamedConfig{{Name: "default", Config: base}},
+		Seeds: fmt.Sprintf("%d..%d for every workload (detectors attached); %d..%d train AVIO", base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1,
+			base.Sim.Seed+uint64(seeds), base.Sim.Seed+uint64(2*seeds)-1),
 		Command:      "weft   # or: weft reproduce default",
 		Summary:      text.String(),
 		Instructions: instrs,

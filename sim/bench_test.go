@@ -8,6 +8,7 @@ import (
 	"weft/cpu"
 
 	"weft/configs"
+	"weft/detectors"
 	"weft/sim"
 	"weft/workloads"
 )
@@ -135,5 +136,48 @@ func TestAllocsIndependentOfLength(t *testing.T) {
 	t.Logf("allocations while running: 1M instructions %d, 10M instructions %d", allocs[1_000_000], allocs[10_000_000])
 	if allocs[1_000_000] != allocs[10_000_000] {
 		t.Errorf("allocations grow with run length: %v", allocs)
+	}
+}
+
+// BenchmarkDetectors is BenchmarkRun's workload at 8 cores with each
+// detector attached (bare: none); the ratio of bare's MIPS to a
+// detector's is that detector's host cost.
+func BenchmarkDetectors(b *testing.B) {
+	for _, name := range append([]string{"bare"}, "hb", "lockset", "avio") {
+		b.Run(name, func(b *testing.B) {
+			p, err := workloads.BenchMixed(8, benchInstrs).Program()
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := configs.Default()
+			cfg.Machine.Cores = 8
+			var info detectors.Info
+			if name != "bare" {
+				if info, err = detectors.Lookup(name); err != nil {
+					b.Fatal(err)
+				}
+			}
+			run := func() sim.Result {
+				var opts []sim.Option
+				if name != "bare" {
+					opts = append(opts, sim.WithDetector(info.New(p)))
+				}
+				r, err := sim.Run(cfg, p, 1, opts...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return r
+			}
+			if r := run(); r.Outcome != "pass" {
+				b.Fatalf("benchmark workload %s: %s", r.Outcome, r.OutcomeMsg)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var instrs uint64
+			for i := 0; i < b.N; i++ {
+				instrs += run().Instructions
+			}
+			b.ReportMetric(float64(instrs)/b.Elapsed().Seconds()/1e6, "MIPS")
+		})
 	}
 }

@@ -1,0 +1,224 @@
+package experiments
+
+import (
+	"fmt"
+	"strings"
+
+	"weft/detectors"
+	"weft/detectors/avio"
+	"weft/isa"
+	"weft/results"
+	"weft/sim"
+	"weft/workloads"
+)
+
+// matrixDetectors are the detectors of the default experiment's detector ×
+// bug matrix, in column order. avio is trained on separate seeds.
+var matrixDetectors = []string{"hb", "lockset", "avio"}
+
+// detectorOptions attaches fresh instances of the named detectors to a run
+// of prog.
+func detectorOptions(prog *isa.Program, names ...string) func() []sim.Option {
+	infos := make([]detectors.Info, len(names))
+	for i, n := range names {
+		d, err := detectors.Lookup(n)
+		if err != nil {
+			panic(fmt.Sprintf("experiments: %v", err)) // the names are this package's constants
+		}
+		infos[i] = d
+	}
+	return func() []sim.Option {
+		opts := make([]sim.Option, len(infos))
+		for i, d := range infos {
+			opts[i] = sim.WithDetector(d.New(prog))
+		}
+		return opts
+	}
+}
+
+// detection is what one detector did on one workload's runs.
+type detection struct {
+	// hits is the runs with a finding that involves an @bug instruction.
+	hits int
+	// flagged is the runs with any finding.
+	flagged int
+	// distinct is the number of distinct findings (by key) over the runs.
+	distinct int
+}
+
+// detect scores the detectors' findings on one workload's runs against
+// its @bug instructions. avio's per-run triples are first checked against
+// the invariants learned from train (the passing runs of other seeds).
+func detect(prog *isa.Program, runs, train []sim.Result) []detection {
+	bugs := prog.BugPCs()
+	l := avio.NewLearner()
+	for _, r := range train {
+		if r.Outcome == "pass" {
+			l.Train(detectors.Of("avio", r.Findings))
+		}
+	}
+	out := make([]detection, len(matrixDetectors))
+	for k, name := range matrixDetectors {
+		var m detectors.Merger
+		for i, r := range runs {
+			fs := detectors.Of(name, r.Findings)
+			if name == "avio" {
+				fs = l.Violations(fs)
+			}
+			m.Add(i, r.Seed, fs)
+			if len(fs) > 0 {
+				out[k].flagged++
+			}
+			for _, f := range fs {
+				if f.Involves(bugs) {
+					out[k].hits++
+					break
+				}
+			}
+		}
+		out[k].distinct = len(m.Merged())
+	}
+	return out
+}
+
+// matrixSection builds the detector × bug matrix and the false-positive
+// table of the default experiment, with a heat map of each, and a summary.
+func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train [][]sim.Result) (Section, string, error) {
+	seeds := 0
+	if len(runs) > 0 {
+		seeds = len(runs[0])
+	}
+	cols := append([]string{"kernel", "class", "paper rows", "buggy runs"}, matrixDetectors...)
+	bugT := results.NewTable("detection", fmt.Sprintf("Detector × bug matrix: runs (of %d) in which a detector reported a finding that involves an @bug instruction", seeds), cols...)
+	fpT := results.NewTable("false_positives", fmt.Sprintf("Findings on correct kernels: runs (of %d) with any finding, and distinct findings", seeds),
+		"kernel", "hb runs", "hb findings", "lockset runs", "lockset findings", "avio runs", "avio findings")
+	var bugRows, fpRows []string
+	var bugVals, fpVals [][]float64
+	found := make([]int, len(matrixDetectors))
+	noisy := make([]int, len(matrixDetectors))
+	nBug, nOK := 0, 0
+	dets := map[string][]detection{}
+	for i, en := range entries {
+		if en.Kind != workloads.Kernel {
+			continue
+		}
+		d := detect(progs[i], runs[i], train[i])
+		dets[en.Name] = d
+		buggy := 0
+		for _, r := range runs[i] {
+			if r.Outcome != "pass" {
+				buggy++
+			}
+		}
+		if en.Bug {
+			nBug++
+			row := []any{en.Name, en.Class, strings.Join(en.Rows, " "), buggy}
+			vals := make([]float64, len(d))
+			for k, x := range d {
+				row = append(row, x.hits)
+				vals[k] = float64(x.hits) / float64(len(runs[i]))
+				if x.hits > 0 {
+					found[k]++
+				}
+			}
+			bugT.AddRow(row...)
+			bugRows = append(bugRows, en.Name)
+			bugVals = append(bugVals, vals)
+			continue
+		}
+		nOK++
+		row := []any{en.Name}
+		vals := make([]float64, len(d))
+		for k, x := range d {
+			row = append(row, x.flagged, x.distinct)
+			vals[k] = float64(x.flagged) / float64(len(runs[i]))
+			if x.flagged > 0 {
+				noisy[k]++
+			}
+		}
+		fpT.AddRow(row...)
+		fpRows = append(fpRows, en.Name)
+		fpVals = append(fpVals, vals)
+	}
+	psetT, agree, total, err := psetDetectorColumns(dets)
+	if err != nil {
+		return Section{}, "", err
+	}
+	var sum strings.Builder
+	fmt.Fprintf(&sum, "detectors (a finding that involves an @bug instruction counts; avio trained on other seeds' passing runs):\n")
+	for k, name := range matrixDetectors {
+		fmt.Fprintf(&sum, "  %-8s found %2d of %d bug kernels; findings on %d of %d correct kernels\n", name, found[k], nBug, noisy[k], nOK)
+	}
+	sec := Section{
+		Heading: "Detector × bug matrix",
+		Text: fmt.Sprintf(`hb, lockset and AVIO are attached to every run. A bug kernel counts as
+found by a detector in a run when one of the run's findings involves an
+instruction marked @bug; findings count in passing and failing runs alike.
+AVIO's per-run triples count only where they violate the invariants it
+learned from the passing runs of %d other seeds of the same workload. The
+detectors see only events and the program; only this scoring reads @bug.
+The synthetic profiles run without detectors here (weft run -w PROFILE
+--detectors hb,lockset,avio checks one).`, seeds),
+		Tables: []*results.Table{bugT, fpT, psetT},
+		Plots: []Plot{
+			{Name: "detection", Caption: "Share of runs in which each detector found the seeded bug", Data: bugT, Draw: func(path string) error {
+				return results.HeatMap("Detector × bug: share of runs with an @bug finding", bugRows, matrixDetectors, bugVals, 0, 1, path)
+			}},
+			{Name: "false_positives", Caption: "Share of runs with any finding on the correct kernels", Data: fpT, Draw: func(path string) error {
+				return results.HeatMap("Findings on correct kernels: share of runs", fpRows, matrixDetectors, fpVals, 0, 1, path)
+			}},
+		},
+	}
+	if total > 0 {
+		fmt.Fprintf(&sum, "  PSet Table 1's DRD and AVIO columns: %d of %d cells as the paper\n", agree, total)
+	}
+	return sec, sum.String(), nil
+}
+
+// psetDetectorColumns sets hb and avio beside PSet Table 1's DRD and AVIO
+// columns (digest §4.2): a row is Yes when its kernel's bug was found in
+// at least one run. Rows whose kernel did not run are left out. It
+// returns the table and how many of the compared cells agree.
+func psetDetectorColumns(dets map[string][]detection) (*results.Table, int, int, error) {
+	paper, err := results.Reference("pset/table1")
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	t := results.NewTable("pset_table1_detectors", "PSet Table 1, detector columns: the paper's DRD and AVIO beside weft's hb and avio",
+		"#", "Program", "kernel", "DRD (paper)", "hb (weft)", "AVIO (paper)", "avio (weft)")
+	col := func(name string) int {
+		i, _ := paper.Column(name)
+		return i
+	}
+	rowKernels := workloads.RowKernels()
+	yes := func(b bool) string {
+		if b {
+			return "Yes"
+		}
+		return "No"
+	}
+	agree, total := 0, 0
+	for _, row := range paper.Rows {
+		n := results.FormatCell(row[col("#")])
+		ks := rowKernels["pset:"+n]
+		if len(ks) == 0 {
+			continue
+		}
+		d, ok := dets[ks[0]]
+		if !ok {
+			continue
+		}
+		drd, av := results.FormatCell(row[col("DRD")]), results.FormatCell(row[col("AVIO")])
+		hbYes, avYes := yes(d[0].hits > 0), yes(d[2].hits > 0)
+		t.AddRow(n, results.FormatCell(row[col("Program")]), ks[0], drd, hbYes, av, avYes)
+		total += 2
+		if drd == hbYes {
+			agree++
+		}
+		if av == avYes {
+			agree++
+		}
+	}
+	t.Notes = []string{fmt.Sprintf("%d of %d cells agree with the paper. A kernel counts as found when a finding involving an @bug instruction appears in at least one run.", agree, total)}
+	return t, agree, total, nil
+}

@@ -53,6 +53,9 @@ func outcomeNames() []string {
 type SweepReport struct {
 	// Table is the per-point table (saved as sweep.csv, .md and .json).
 	Table *results.Table
+	// Metrics are the headline metrics' column stems, in table order: the
+	// table has NAME_mean and NAME_ci95 for each.
+	Metrics []string
 	// Plots are the plot files without extension (each has .png and
 	// .svg), relative to the sweep directory.
 	Plots []string
@@ -96,6 +99,9 @@ func WriteSweepReport(plan *sim.SweepPlan, runs []sim.SweepRun, dir, command str
 	}
 	stats := make([]*pointStats, len(plan.Points)) // nil: no runs
 	rep := &SweepReport{}
+	for _, m := range metrics {
+		rep.Metrics = append(rep.Metrics, m.name)
+	}
 	for i := range plan.Points {
 		rs := byPoint[i]
 		if len(rs) == 0 {

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -442,5 +443,29 @@ func TestBatchStopsAtFirstError(t *testing.T) {
 	}
 	if done > 10 {
 		t.Errorf("%d of 500 runs ran after the first failure", done)
+	}
+}
+
+// Counters of a million or more are JSON integers, like cycles, never in
+// exponent form (5.754931e+06); rates are plain decimals.
+func TestStatsJSONCountersAreIntegers(t *testing.T) {
+	b, err := json.Marshal(sim.Stats{{Name: "roi_cycles", Value: 5754931}, {Name: "big", Value: 1 << 52},
+		{Name: "rate", Value: 0.25}, {Name: "mean", Value: 1128181.2}, {Name: "tiny", Value: 1e-7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"roi_cycles":5754931,"big":4503599627370496,"rate":0.25,"mean":1128181.2,"tiny":1e-7}`; string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	r, err := sim.Run(configs.Default(), assemble(t, "main: work 2000000\n exit\n"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := jsonOf(t, r)
+	if strings.Contains(line, "e+") || !strings.Contains(line, `"cycles":2000001,`) || !strings.Contains(line, `"roi_cycles":2000001,`) {
+		t.Errorf("want integers, got %s", line)
+	}
+	if _, err := json.Marshal(sim.Stats{{Name: "x", Value: math.NaN()}}); err == nil {
+		t.Error("NaN statistic encoded")
 	}
 }

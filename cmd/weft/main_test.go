@@ -15,6 +15,7 @@ import (
 	"weft/core"
 	"weft/experiments"
 	"weft/isa"
+	"weft/results"
 	"weft/sim"
 	"weft/workloads"
 )
@@ -578,7 +579,7 @@ func TestDefaultExperiment(t *testing.T) {
 			}
 			cycles += float64(r.Cycles)
 		}
-		re := fmt.Sprintf(`(?m)^%s +%s +%d +2 +%.1f `, regexp.QuoteMeta(w.Name), regexp.QuoteMeta(w.Class), cfg.Machine.Cores, cycles/2)
+		re := fmt.Sprintf(`(?m)^%s +%s +%d +2 +%s `, regexp.QuoteMeta(w.Name), regexp.QuoteMeta(w.Class), cfg.Machine.Cores, regexp.QuoteMeta(results.FormatReadable(cycles/2)))
 		if !regexp.MustCompile(re).MatchString(out.String()) {
 			t.Errorf("summary table lacks a row matching %s:\n%s", re, out.String())
 		}

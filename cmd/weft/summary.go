@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"weft/results"
 	"weft/sim"
 )
 
@@ -17,7 +18,7 @@ func printRun(w io.Writer, tg target, r sim.Result) {
 	fmt.Fprintf(w, "workload  %s   seed %d   %s   config %s\n", r.Workload, r.Seed, plural(r.Cores, "core"), r.ConfigHash)
 	fmt.Fprintf(w, "outcome   %s\n", outcomeText(r))
 	fmt.Fprintf(w, "cycles    %d\n", r.Cycles)
-	ipc := fmt.Sprintf("IPC %.3f", runIPC(r))
+	ipc := "IPC " + results.FormatReadable(runIPC(r))
 	if roi := uint64(st("roi_cycles")); roi != r.Cycles && st("instructions") > 0 {
 		ipc += " over " + plural(roi, "ROI cycle")
 	}
@@ -106,17 +107,16 @@ func printBatch(w io.Writer, t *targetFlags, rs []sim.Result) {
 		mean, lo, hi := summarize(rs, f)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, format(mean), format(lo), format(hi))
 	}
-	num := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
-	whole := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	num := results.FormatReadable
 	row("cycles", func(r sim.Result) float64 { return float64(r.Cycles) }, num)
 	row("instructions", func(r sim.Result) float64 { return float64(r.Instructions) }, num)
-	row("IPC", runIPC, func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) })
+	row("IPC", runIPC, num)
 	row("L1 miss rate", func(r sim.Result) float64 { return stats(r)("l1_miss_rate") }, pct)
 	row("bus utilisation", func(r sim.Result) float64 { return stats(r)("bus_utilization") }, pct)
 	row("L1 misses", func(r sim.Result) float64 {
 		st := stats(r)
 		return st("l1_read_misses") + st("l1_write_misses") + st("l1_upgrade_misses")
-	}, whole)
+	}, num)
 	tw.Flush()
 }
 

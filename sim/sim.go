@@ -15,6 +15,7 @@ import (
 	"weft/configs"
 	"weft/core"
 	"weft/cpu"
+	"weft/internal/version"
 	"weft/isa"
 )
 
@@ -141,6 +142,10 @@ type Result struct {
 	Cores int `json:"cores"`
 	// ConfigHash is the hash of the run's canonical config.
 	ConfigHash string `json:"config_hash"`
+	// WeftVersion is the version of weft that made the run: the module
+	// version and VCS revision of the binary (internal/version). It is the
+	// same for every run of one binary.
+	WeftVersion string `json:"weft_version"`
 }
 
 // Stat is one named statistic.
@@ -277,6 +282,7 @@ func Collect(m *cpu.Machine, cfg configs.Config, seed uint64) Result {
 		Outputs:            outs,
 		Cores:              cfg.Machine.Cores,
 		ConfigHash:         cfg.Hash(),
+		WeftVersion:        version.String(),
 	}
 	cs, ms, roiCycles := m.ROIStats()
 	stats := make(Stats, 0, int(cpu.NumStats)+int(coherence.NumStats)*2+4)

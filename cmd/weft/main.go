@@ -15,6 +15,7 @@
 //	weft trace --text FILE    print a trace file's events
 //	weft list [--json]        list the workloads
 //	weft config show ...      print a fully resolved config
+//	weft version              print the version results record (also --version)
 //	weft help [COMMAND]       print usage
 //
 // The exit status is 0 on success whatever the simulated programs did, 1 for
@@ -64,6 +65,7 @@ func commands() []command {
 		{"trace", "record a run's events to a trace file, or print one (--text)", cmdTrace},
 		{"list", "list the workloads in the registry", cmdList},
 		{"config", "show a fully resolved config, or list the presets", cmdConfig},
+		{"version", "print weft's version (module version, VCS revision, Go toolchain)", cmdVersion},
 		{"help", "print usage of weft or of one command", cmdHelp},
 	}
 }
@@ -89,6 +91,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help":
 		printUsage(stdout)
 		return 0
+	case "-version", "--version":
+		return exitStatus(e, cmdVersion(e, args[1:]))
 	}
 	c, ok := lookupCommand(args[0])
 	if !ok {

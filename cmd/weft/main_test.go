@@ -14,6 +14,7 @@ import (
 	"weft/configs"
 	"weft/core"
 	"weft/experiments"
+	"weft/internal/version"
 	"weft/isa"
 	"weft/results"
 	"weft/sim"
@@ -654,6 +655,40 @@ func TestPlural(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// Every result, report and sweep names the weft that made it.
+func TestVersionRecorded(t *testing.T) {
+	v := version.String()
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, _ := mustWeft(t, args...)
+		if !strings.HasPrefix(out, "weft "+v+"\n") || !strings.Contains(out, "built with go") {
+			t.Errorf("weft %s:\n%s", args[0], out)
+		}
+	}
+	out, _ := mustWeft(t, "run", "-w", "msgpass", "--json")
+	if !strings.HasSuffix(out, `,"weft_version":"`+v+"\"}\n") {
+		t.Errorf("run JSON lacks the version: %s", out)
+	}
+	dir := t.TempDir()
+	mustWeft(t, "run", "-w", "msgpass", "--out", dir)
+	if cfg := string(fileBytes(t, filepath.Join(dir, "config.toml"))); !strings.HasPrefix(cfg, "# config hash ") || !strings.Contains(strings.SplitN(cfg, "\n", 2)[0], "weft "+v+":") {
+		t.Errorf("config.toml does not name the version:\n%.200s", cfg)
+	}
+	sweep := filepath.Join(t.TempDir(), "sw")
+	mustWeft(t, "sweep", writeFile(t, "one.toml", "[[workload]]\nname = \"counter-race\"\n"), "--out", sweep, "--quiet")
+	for _, f := range []string{"report.md", "sweep.md", "sweep.json", "runs.jsonl"} {
+		if !strings.Contains(string(fileBytes(t, filepath.Join(sweep, f))), v) {
+			t.Errorf("sweep %s does not name weft %s", f, v)
+		}
+	}
+	rep := t.TempDir()
+	mustWeft(t, "reproduce", "bugaboo-table5", "--seeds", "1", "--out", rep, "--quiet")
+	for _, f := range []string{"bugaboo-table5.md", "bugaboo-table5/table5.json", "bugaboo-table5/table5.md"} {
+		if !strings.Contains(string(fileBytes(t, filepath.Join(rep, f))), "Made by weft "+v) {
+			t.Errorf("%s does not name weft %s", f, v)
 		}
 	}
 }

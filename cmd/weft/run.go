@@ -8,10 +8,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"time"
 
 	"weft/internal/atomicfile"
+	"weft/internal/version"
 
 	"weft/configs"
 	"weft/isa"
@@ -145,26 +145,7 @@ func writeOutDir(dir string, cfg configs.Config, prog *isa.Program, lines []byte
 // configText is cfg as TOML under a comment line giving its hash, the weft
 // version and what it is.
 func configText(cfg configs.Config, what string) string {
-	return fmt.Sprintf("# config hash %s, weft %s: %s\n%s", cfg.Hash(), version(), what, cfg.TOML())
-}
-
-// version is weft's module version as the Go toolchain recorded it, with
-// the VCS revision when known.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
+	return fmt.Sprintf("# config hash %s, weft %s: %s\n%s", cfg.Hash(), version.String(), what, cfg.TOML())
 }
 
 // printHost prints the host-speed line of a batch.

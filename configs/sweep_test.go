@@ -176,7 +176,7 @@ func TestSweepErrors(t *testing.T) {
 		name, text string
 		want       []string // substrings of the error
 	}{
-		{"malformed", "runs = 2\nseed = [1,\n", []string{"sweep bad.toml:2: invalid TOML"}},
+		{"malformed", "runs = 2\nseed = [1,\n", []string{"sweep bad.toml:2: seed: invalid TOML"}},
 		{"unknown top key", "runs = 2\ncolour = 3\n" + wl,
 			[]string{"bad.toml:2: colour: unknown key (sweep keys: name, base, runs, seed, out, set, [[axis]], [[workload]])"}},
 		{"top key typo", "runs = 2\nrunz = 3\n" + wl, []string{"bad.toml:2: runz: unknown key; did you mean runs?"}},

@@ -201,7 +201,7 @@ func ParseSweep(file string, data []byte) (Sweep, error) {
 		case "runs":
 			n, ok := v.(int64)
 			if !ok || n < 1 || n > math.MaxInt32 {
-				return Sweep{}, p.errf(line, "runs", "want an integer ≥ 1, found %s", describe(v))
+				return Sweep{}, p.errf(line, "runs", "want an integer from 1 to %d (runs per point), found %s", math.MaxInt32, describe(v))
 			}
 			s.Runs = int(n)
 		case "seed":

@@ -17,7 +17,7 @@ line, and the exit status is 1.`)
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef(fs.shortUsage, "asm: want one FILE.s, got %d arguments", len(pos))
+		return usagef(fs, "asm: want one FILE.s, got %d arguments", len(pos))
 	}
 	prog, err := assembleFile(pos[0])
 	if err != nil {

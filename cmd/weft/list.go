@@ -38,7 +38,7 @@ the keys name, kind, class, bug, cores, rows, desc, source and file.`)
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef(fs.shortUsage, "list: unexpected argument %q", pos[0])
+		return usagef(fs, "list: unexpected argument %q", pos[0])
 	}
 	entries := workloads.List()
 	if *asJSON {

@@ -265,17 +265,20 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "-w", "msgpass", "--set", "bus.snoop_cycles=4611686018427387904"}, 1, []string{"bus.snoop_cycles: must be at most 1000000000"}},
 		{[]string{"run", "-w", "msgpass", "--set", "memory.latency_cycles=4611686018427387904"}, 1, []string{"memory.latency_cycles: must be at most 1000000000"}},
 		{[]string{"run", "-w", "msgpass", "--set", "sim.seed=18446744073709551615"}, 1, []string{"sim.seed: ", "out of range"}},
-		{[]string{"run"}, 2, []string{"-w KERNEL", "usage: weft run"}},
+		{[]string{"run"}, 2, []string{"-w KERNEL", "run 'weft help run' for usage"}},
 		{[]string{"run", "-w", "msgpass", "-p", badAsm}, 2, []string{"not both"}},
 		{[]string{"run", "-w", "msgpass", "--runs", "0"}, 2, []string{"--runs"}},
 		{[]string{"run", "-w", "msgpass", "--seed", "9223372036854775807", "--runs", "2"}, 1, []string{"last seed must be at most 9223372036854775807"}},
 		{[]string{"run", "-w", "msgpass", "--seed", "x"}, 2, []string{"seed"}},
-		{[]string{"run", "-w", "msgpass", "--bogus"}, 2, []string{"bogus", "usage: weft run"}},
+		{[]string{"run", "-w", "msgpass", "--seed", "5", "--set", "sim.seed=3"}, 2, []string{"run: --seed 5 and --set sim.seed=3 both set the seed; give one of them"}},
+		{[]string{"trace", "-w", "msgpass", "--set", "sim.seed=3", "--seed", "5", "-o", "x.wtr"}, 2, []string{"trace: --seed 5 and --set sim.seed=3 both set the seed"}},
+		{[]string{"run", "-w", "msgpass", "--bogus"}, 2, []string{"weft: run: unknown flag --bogus\nrun 'weft help run' for usage\n"}},
+		{[]string{"run", "-w", "msgpass", "--sed", "3"}, 2, []string{"unknown flag --sed; did you mean --seed?"}},
 		{[]string{"run", "-w", "msgpass", "extra"}, 2, []string{`"extra"`}},
 		{[]string{"frobnicate"}, 2, []string{`unknown command "frobnicate"`, "commands:"}},
-		{[]string{"--bogus"}, 2, []string{"--bogus", "commands:"}},
+		{[]string{"--bogus"}, 2, []string{"--bogus", "run 'weft help' for usage"}},
 		{[]string{"help", "nosuch"}, 2, []string{`"nosuch"`}},
-		{[]string{"asm"}, 2, []string{"usage: weft asm"}},
+		{[]string{"asm"}, 2, []string{"run 'weft help asm' for usage"}},
 		{[]string{"asm", badAsm}, 1, []string{badAsm + ":3: "}},
 		{[]string{"asm", "/no/such/file.s"}, 1, []string{"/no/such/file.s"}},
 		{[]string{"trace", "-w", "msgpass"}, 2, []string{"-o FILE"}},
@@ -307,6 +310,11 @@ func TestBadInput(t *testing.T) {
 			}
 			if tc.code == 1 && strings.Count(strings.TrimSpace(stderr), "\n") > 0 && !strings.Contains(stderr, ".s:") {
 				t.Errorf("want a one-line message, got:\n%s", stderr)
+			}
+			// A bad command line is its one error and a hint, not the
+			// error buried under the whole usage.
+			if tc.code == 2 && (strings.Count(stderr, "\n") != 2 || !strings.HasSuffix(stderr, " for usage\n")) {
+				t.Errorf("want the error line and the help hint, got:\n%s", stderr)
 			}
 		})
 	}

@@ -50,13 +50,13 @@ The exit status is 0 whatever the programs' outcomes.`)
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef(fs.shortUsage, "run: unexpected argument %q (programs are given with -w KERNEL or -p FILE.s)", pos[0])
+		return usagef(fs, "run: unexpected argument %q (programs are given with -w KERNEL or -p FILE.s)", pos[0])
 	}
 	if *runs < 1 {
-		return usagef(fs.shortUsage, "run: --runs must be at least 1, got %d", *runs)
+		return usagef(fs, "run: --runs must be at least 1, got %d", *runs)
 	}
 	if *workers < 0 {
-		return usagef(fs.shortUsage, "run: --workers must be at least 0, got %d", *workers)
+		return usagef(fs, "run: --workers must be at least 0, got %d", *workers)
 	}
 	tg, err := t.resolve(fs)
 	if err != nil {

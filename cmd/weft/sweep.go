@@ -54,15 +54,15 @@ weft merge.`)
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef(fs.shortUsage, "sweep: want one sweep FILE, got %d arguments", len(pos))
+		return usagef(fs, "sweep: want one sweep FILE, got %d arguments", len(pos))
 	}
 	if *workers < 0 {
-		return usagef(fs.shortUsage, "sweep: --workers must be at least 0, got %d", *workers)
+		return usagef(fs, "sweep: --workers must be at least 0, got %d", *workers)
 	}
 	shard, shards := 0, 1
 	if *shardText != "" {
 		if shard, shards, err = parseShard(*shardText); err != nil {
-			return usagef(fs.shortUsage, "sweep: --shard %s: %v", *shardText, err)
+			return usagef(fs, "sweep: --shard %s: %v", *shardText, err)
 		}
 	}
 	file := pos[0]
@@ -111,7 +111,9 @@ weft merge.`)
 	}
 	fmt.Fprintf(e.stdout, "%s %s (%d already done", what, plural(st.Computed, "run"), st.Resumed)
 	if st.Repaired {
-		fmt.Fprint(e.stdout, "; a half-written line from an interrupted run was cut and redone")
+		// The cut line's run, if it was one, is among the runs just run;
+		// it may also have been a duplicate of a finished run.
+		fmt.Fprint(e.stdout, "; cut a half-written last line left by an interrupted write")
 	}
 	fmt.Fprintf(e.stdout, ") in %s on %s\n", host.Round(time.Millisecond), plural(min(nworkers, max(st.Computed, 1)), "worker"))
 	if !st.Complete {

@@ -142,6 +142,22 @@ func TestSweepCommand(t *testing.T) {
 		t.Errorf("resume from DIR/sweep.toml: %s", out)
 	}
 
+	// A half-written last line (here a duplicate of a finished run) is cut;
+	// nothing claims its run was redone when none was.
+	f, err := os.OpenFile(filepath.Join(dir, "runs.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"point":0,"run":1,"axes":{`)
+	f.Close()
+	out, _ = mustWeft(t, "sweep", file, "--out", dir, "--quiet")
+	if !strings.Contains(out, "ran 0 runs (8 already done; cut a half-written last line left by an interrupted write)") || strings.Contains(out, "redone") {
+		t.Errorf("torn line: %s", out)
+	}
+	if !bytes.Equal(fileBytes(t, filepath.Join(dir, "runs.jsonl")), runs) {
+		t.Error("cutting the torn line changed runs.jsonl")
+	}
+
 	// A different sweep is refused.
 	other := writeFile(t, "other.toml", strings.Replace(cliSweep, "runs = 2", "runs = 3", 1))
 	_, stderr, code := weft(t, "sweep", other, "--out", dir, "--quiet")

@@ -63,25 +63,25 @@ truncated file is an error (exit status 1) after the events before it.`)
 				if len(name) == 1 {
 					dash = "-"
 				}
-				return usagef(fs.shortUsage, "trace: %s%s does not go with --text", dash, name)
+				return usagef(fs, "trace: %s%s does not go with --text", dash, name)
 			}
 		}
 		if len(pos) != 1 {
-			return usagef(fs.shortUsage, "trace --text: want one trace FILE, got %d arguments", len(pos))
+			return usagef(fs, "trace --text: want one trace FILE, got %d arguments", len(pos))
 		}
 		f := traceFilter{kinds: kinds.mask, thread: thread, addr: addr}
 		return printTrace(e.stdout, pos[0], f, *header)
 	}
 	for _, name := range []string{"kind", "thread", "addr", "header"} {
 		if given[name] {
-			return usagef(fs.shortUsage, "trace: --%s goes only with --text", name)
+			return usagef(fs, "trace: --%s goes only with --text", name)
 		}
 	}
 	if len(pos) > 0 {
-		return usagef(fs.shortUsage, "trace: unexpected argument %q (did you mean --text %s?)", pos[0], pos[0])
+		return usagef(fs, "trace: unexpected argument %q (did you mean --text %s?)", pos[0], pos[0])
 	}
 	if out == "" {
-		return usagef(fs.shortUsage, "trace: give the output file with -o FILE")
+		return usagef(fs, "trace: give the output file with -o FILE")
 	}
 	tg, err := t.resolve(fs)
 	if err != nil {

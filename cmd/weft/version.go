@@ -20,7 +20,7 @@ go test and builds with -buildvcs=false do not.`)
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef(fs.shortUsage, "version: unexpected argument %q", pos[0])
+		return usagef(fs, "version: unexpected argument %q", pos[0])
 	}
 	in := version.Get()
 	fmt.Fprintf(e.stdout, "weft %s\n", in)

@@ -9,9 +9,11 @@ import (
 // cmdAsm is `weft asm FILE.s`.
 func cmdAsm(e env, args []string) error {
 	fs := newFlagSet("asm", "weft asm FILE.s",
-		`Assembles FILE.s and prints its disassembly, which assembles back to an
-equal program. Assembler errors are printed as "file:line: message", one a
-line, and the exit status is 1.`)
+		`Assembles FILE.s and prints its disassembly with, after every
+instruction, a comment giving its PC and the line of FILE.s it came from
+("# pc 29, line 41"): outcomes and traces name PCs. The output assembles
+back to an equal program (the comments are comments). Assembler errors are
+printed as "file:line: message", one a line, and the exit status is 1.`)
 	pos, err := fs.parse(e, args)
 	if err != nil {
 		return err
@@ -23,6 +25,6 @@ line, and the exit status is 1.`)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprint(e.stdout, isa.Disassemble(prog))
+	_, err = fmt.Fprint(e.stdout, isa.Listing(prog))
 	return err
 }

@@ -169,7 +169,7 @@ func TestRunSummary(t *testing.T) {
 	}
 	for _, want := range []string{
 		"workload  mysql-binlog   seed 3",
-		"outcome   " + outcomeText(r) + "\n",
+		"outcome   " + outcomeText(r, prog) + "\n",
 		fmt.Sprintf("cycles    %d\n", r.Cycles),
 		fmt.Sprintf("instrs    %d ", r.Instructions),
 		"L1 miss rate " + pct(stats(r)("l1_miss_rate")),
@@ -212,6 +212,43 @@ func TestRunSummary(t *testing.T) {
 	}
 	if !strings.Contains(batch, fmt.Sprintf("%d runs (seeds 1..%d)", runs, runs)) {
 		t.Errorf("batch summary lacks the seed range:\n%s", batch)
+	}
+}
+
+// An outcome names its PC, the source line and the instruction there:
+// "pc 29, line 71: fail ...", in one run's summary, in a batch's and in
+// trace -o's.
+func TestOutcomeNamesSourceLine(t *testing.T) {
+	cfg, prog := resolved(t, "mysql-binlog", 14)
+	r, err := sim.Run(cfg, prog, 14)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome == "pass" || r.OutcomePC < 0 {
+		t.Fatalf("seed 14 of mysql-binlog: %s at pc %d; the test wants a failing run", r.Outcome, r.OutcomePC)
+	}
+	pc := r.OutcomePC
+	line := prog.Instrs[pc].Line
+	where := fmt.Sprintf("thread %d at pc %d, line %d: %s", r.OutcomeThread, pc, line, prog.InstrText(pc))
+	src, err := workloads.Source("mysql-binlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Fields(strings.Split(string(src), "\n")[line-1])
+	if strings.Join(text, " ") == "" || !strings.Contains(strings.Join(text, " "), strings.Fields(prog.InstrText(pc))[0]) {
+		t.Errorf("line %d of the source is %q, not the instruction %q", line, text, prog.InstrText(pc))
+	}
+	out, _ := mustWeft(t, "run", "-w", "mysql-binlog", "--seed", "14")
+	if want := "outcome   " + r.Outcome + ": " + r.OutcomeMsg + "\n          " + where + "\n"; !strings.Contains(out, want) {
+		t.Errorf("summary lacks\n%s\ngot:\n%s", want, out)
+	}
+	out, _ = mustWeft(t, "run", "-w", "mysql-binlog", "--seed", "14", "--runs", "2")
+	if want := fmt.Sprintf("first at seed 14: %s: %s (%s)\n", r.Outcome, r.OutcomeMsg, where); !strings.Contains(out, want) {
+		t.Errorf("batch summary lacks %q:\n%s", want, out)
+	}
+	out, _ = mustWeft(t, "trace", "-w", "mysql-binlog", "--seed", "14", "-o", filepath.Join(t.TempDir(), "t.wtr"))
+	if !strings.Contains(out, "("+where+")") {
+		t.Errorf("trace -o lacks %q:\n%s", where, out)
 	}
 }
 
@@ -331,12 +368,31 @@ func TestAsm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != isa.Disassemble(want) {
-		t.Error("asm output is not the disassembly")
+	if out != isa.Listing(want) {
+		t.Error("asm output is not the listing")
 	}
-	// The disassembly assembles back to the same program.
+	// Every instruction has its PC and source line, and the line holds it.
+	lines := strings.Split(string(src), "\n")
+	for pc := range want.Instrs {
+		in := &want.Instrs[pc]
+		tag := fmt.Sprintf("# pc %d, line %d\n", pc, in.Line)
+		i := strings.Index(out, tag)
+		if i < 0 {
+			t.Errorf("asm output lacks %q", tag)
+			continue
+		}
+		listed := strings.Fields(out[strings.LastIndexByte(out[:i], '\n')+1 : i])
+		if source := strings.Fields(lines[in.Line-1]); len(listed) == 0 || !strings.Contains(strings.Join(source, " "), listed[0]) {
+			t.Errorf("pc %d is listed as %q, but line %d is %q", pc, listed, in.Line, source)
+		}
+	}
+	// The listing assembles back to the same program (its own lines aside).
 	again, _ := mustWeft(t, "asm", writeFile(t, "again.s", out))
-	if again != out {
+	back, err := isa.Assemble("again.s", []byte(again))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if isa.Disassemble(back) != isa.Disassemble(want) {
 		t.Errorf("asm does not round-trip:\nfirst:\n%s\nsecond:\n%s", out, again)
 	}
 	// Assembler errors are printed as the assembler gives them.
@@ -366,8 +422,8 @@ func TestTrace(t *testing.T) {
 		t.Fatalf("trace does not read back: %v", err)
 	}
 	cfg, prog := resolved(t, "mysql-binlog", 3)
-	if h.Seed != 3 || h.ProgramName != "mysql-binlog" || h.Config != cfg.TOML() || h.Program != isa.Disassemble(prog) {
-		t.Errorf("header: seed %d, name %q, config/program match %v/%v", h.Seed, h.ProgramName, h.Config == cfg.TOML(), h.Program == isa.Disassemble(prog))
+	if h.Seed != 3 || h.ProgramName != "mysql-binlog" || h.Config != cfg.TOML() || h.Program != isa.Listing(prog) {
+		t.Errorf("header: seed %d, name %q, config/program match %v/%v", h.Seed, h.ProgramName, h.Config == cfg.TOML(), h.Program == isa.Listing(prog))
 	}
 	if !strings.HasPrefix(out, fmt.Sprintf("wrote %d events to %s", len(events), path)) {
 		t.Errorf("summary %q does not give %d events", out, len(events))
@@ -403,6 +459,29 @@ func TestTrace(t *testing.T) {
 	}
 	if !strings.Contains(all, fmt.Sprintf("# %d of %d events shown", len(events), len(events))) {
 		t.Error("--text lacks the event count")
+	}
+	// Addresses are shown as symbol+offset too.
+	named := 0
+	for i, l := range lines {
+		e := events[i]
+		want := "-"
+		if e.Addr != 0 {
+			if sym, ok := prog.SymbolAt(e.Addr); ok {
+				want = sym
+				named++
+			}
+		}
+		if l[6] != want {
+			t.Fatalf("line %d = %v: symbol %q, want %q", i, l, l[6], want)
+		}
+	}
+	if named == 0 {
+		t.Error("no address was named by its symbol")
+	}
+	// --header gives the program with PCs and source lines.
+	head, _ := mustWeft(t, "trace", "--text", path, "--header", "--kind", "RunEnd")
+	if !strings.Contains(head, "#   main:\n") || !regexp.MustCompile(`(?m)^#\s+spawn\s.*# pc 0, line \d+$`).MatchString(head) {
+		t.Errorf("--header lacks the program with PCs and lines:\n%s", head)
 	}
 
 	// Filters: flags after the file, kinds in any case.
@@ -450,6 +529,17 @@ func TestTrace(t *testing.T) {
 		if !(l[1] == "Write" && l[5] == hex || l[1] == "Fill" && l[5] == line) {
 			t.Errorf("--addr %#x --kind Write,Fill printed %v", addr, l)
 		}
+	}
+}
+
+// Heap addresses are named heap+offset from the first heap word.
+func TestTraceHeapSymbols(t *testing.T) {
+	prog := writeFile(t, "h.s", ".data\nx: .word 1\n.text\nmain: alloc r1, 4\n st r1, [r1+8]\n st r1, x\n exit\n")
+	path := filepath.Join(t.TempDir(), "h.wtr")
+	mustWeft(t, "trace", "-p", prog, "-o", path)
+	out, _ := mustWeft(t, "trace", "--text", path, "--kind", "Write")
+	if !regexp.MustCompile(`(?m) Write .* heap\+8 `).MatchString(out) || !regexp.MustCompile(`(?m) Write .* x `).MatchString(out) {
+		t.Errorf("writes to the heap and to x are not named:\n%s", out)
 	}
 }
 

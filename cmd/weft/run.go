@@ -35,7 +35,8 @@ outcome distribution with the first seed of each failing outcome. With
 order, and nothing else; equal runs print equal bytes.
 
 --out DIR also writes DIR/runs.jsonl (the JSON lines), DIR/config.toml (the
-resolved config) and DIR/program.s (the program's disassembly).
+resolved config) and DIR/program.s (the program's disassembly, each
+instruction with its PC and source line).
 
 The exit status is 0 whatever the programs' outcomes.`)
 	var t targetFlags
@@ -101,7 +102,7 @@ The exit status is 0 whatever the programs' outcomes.`)
 	if len(results) == 1 {
 		printRun(e.stdout, tg, results[0])
 	} else {
-		printBatch(e.stdout, &t, results)
+		printBatch(e.stdout, &t, tg.prog, results)
 	}
 	printHost(e.stdout, results, host)
 	return nil
@@ -132,7 +133,7 @@ func writeOutDir(dir string, cfg configs.Config, prog *isa.Program, lines []byte
 	}{
 		{"runs.jsonl", lines},
 		{"config.toml", []byte(configText(cfg, "resolved config of the runs in runs.jsonl"))},
-		{"program.s", []byte(isa.Disassemble(prog))},
+		{"program.s", []byte(isa.Listing(prog))},
 	}
 	for _, f := range files {
 		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.data); err != nil {

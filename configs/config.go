@@ -34,12 +34,17 @@ type Sim struct {
 	// Seed is the base random seed (unitless); run i of a batch uses Seed+i.
 	Seed uint64 `toml:"seed"`
 	// MaxCycles is the hang limit in cycles: a run still going past it hangs.
+	// At most MaxRunCycles (10^15), so that cycles summed over every core
+	// and every counter stay far below 2^63.
 	MaxCycles uint64 `toml:"max_cycles"`
 	// JitterCycles is the largest random extra latency, in cycles, added to
 	// each memory operation; each operation draws uniformly from 0..JitterCycles.
+	// At most MaxLatencyCycles (10^9), like every latency, so that no sum of
+	// latencies can overflow.
 	JitterCycles uint64 `toml:"jitter_cycles"`
 	// StartSkewCycles is the largest random delay, in cycles, before each
 	// spawned thread starts; each thread draws uniformly from 0..StartSkewCycles.
+	// At most MaxLatencyCycles (10^9), so that no start time can overflow.
 	StartSkewCycles uint64 `toml:"start_skew_cycles"`
 }
 
@@ -52,7 +57,8 @@ type Machine struct {
 // CPU is the `[cpu]` table: timing of the in-order cores.
 type CPU struct {
 	// ALUCycles is the latency, in cycles, of one register (non-memory)
-	// instruction.
+	// instruction: 1 to MaxLatencyCycles (10^9), so that a core's local
+	// time cannot overflow.
 	ALUCycles uint64 `toml:"alu_cycles"`
 }
 
@@ -73,7 +79,8 @@ type L1 struct {
 	Assoc int `toml:"assoc"`
 	// LineBytes is the cache line size in bytes, a power of two from 8 to 256.
 	LineBytes int `toml:"line_bytes"`
-	// HitCycles is the latency of an L1 hit in cycles.
+	// HitCycles is the latency of an L1 hit in cycles: 1 to
+	// MaxLatencyCycles (10^9), so that no access time can overflow.
 	HitCycles uint64 `toml:"hit_cycles"`
 }
 
@@ -81,22 +88,29 @@ type L1 struct {
 type Bus struct {
 	// WidthBytes is how many bytes the bus moves per bus cycle, for data and
 	// metadata payloads alike; a transfer of n bytes takes ceil(n/WidthBytes)
-	// cycles.
+	// cycles. 1 to MaxBusWidthBytes (4096): a wider bus moves a line and
+	// its metadata in one cycle anyway.
 	WidthBytes int `toml:"width_bytes"`
-	// ArbitrationCycles is the time in cycles from a bus request to its grant.
+	// ArbitrationCycles is the time in cycles from a bus request to its
+	// grant, at most MaxLatencyCycles (10^9): a transaction adds four
+	// latencies and a transfer, and the sum must not overflow (2^62 once
+	// gave negative busy cycles).
 	ArbitrationCycles uint64 `toml:"arbitration_cycles"`
 	// SnoopCycles is the time in cycles for the other caches to snoop a
-	// request and respond.
+	// request and respond, at most MaxLatencyCycles (10^9) so that no
+	// transaction's latency can overflow.
 	SnoopCycles uint64 `toml:"snoop_cycles"`
 	// C2CCycles is the time in cycles for a cache-to-cache supply of a line,
-	// before the data transfer.
+	// before the data transfer, at most MaxLatencyCycles (10^9) so that no
+	// transaction's latency can overflow.
 	C2CCycles uint64 `toml:"c2c_cycles"`
 }
 
 // Memory is the `[memory]` table: timing of main memory.
 type Memory struct {
 	// LatencyCycles is the time in cycles of a main-memory access, before
-	// the data transfer.
+	// the data transfer, at most MaxLatencyCycles (10^9) so that no
+	// transaction's latency can overflow.
 	LatencyCycles uint64 `toml:"latency_cycles"`
 }
 

@@ -222,11 +222,11 @@ func TestParseErrors(t *testing.T) {
 		{"malformed table header", "[sim]\nseed = 1\n[cache.l1\nassoc = 2\n",
 			[]string{"cfg.toml:3: ", "invalid TOML"}, "", 3},
 		{"missing value", "[sim]\nseed = 1\nmax_cycles =\n",
-			[]string{"cfg.toml:3: ", "invalid TOML"}, "", 3},
+			[]string{"cfg.toml:3: sim.max_cycles: ", "invalid TOML"}, "sim.max_cycles", 3},
 		{"duplicate key", "[sim]\nseed = 1\nseed = 2\n",
-			[]string{"cfg.toml:3: ", "invalid TOML", "sim.seed"}, "", 3},
+			[]string{"cfg.toml:3: ", "invalid TOML", "sim.seed"}, "sim.seed", 3},
 		{"bare word", "[machine]\n\n\ncores = eight\n",
-			[]string{"cfg.toml:4: ", "invalid TOML"}, "", 4},
+			[]string{"cfg.toml:4: machine.cores: ", "invalid TOML"}, "machine.cores", 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -260,11 +260,15 @@ func TestValidateErrors(t *testing.T) {
 		want string
 	}{
 		{"sim.max_cycles=0", "sim.max_cycles", "at least 1"},
+		{"sim.max_cycles=1000000000000001", "sim.max_cycles", "must be at most 1000000000000000 (10^15 cycles"},
+		{"sim.jitter_cycles=1000000001", "sim.jitter_cycles", "must be at most 1000000000 (10^9 cycles"},
+		{"sim.start_skew_cycles=4611686018427387904", "sim.start_skew_cycles", "must be at most 1000000000 (10^9 cycles"},
 		{"sim.seed=-1", "", ""}, // rejected by the decoder, see below
 		{"machine.cores=0", "machine.cores", "from 1 to 64, got 0"},
 		{"machine.cores=65", "machine.cores", "from 1 to 64, got 65"},
 		{"machine.cores=-2", "machine.cores", "from 1 to 64, got -2"},
 		{"cpu.alu_cycles=0", "cpu.alu_cycles", "at least 1"},
+		{"cpu.alu_cycles=9223372036854775807", "cpu.alu_cycles", "must be at most 1000000000 (10^9 cycles"},
 		{"cache.l1.line_bytes=48", "cache.l1.line_bytes", "power of two from 8 to 256, got 48"},
 		{"cache.l1.line_bytes=4", "cache.l1.line_bytes", "power of two from 8 to 256, got 4"},
 		{"cache.l1.line_bytes=512", "cache.l1.line_bytes", "power of two from 8 to 256, got 512"},
@@ -278,8 +282,16 @@ func TestValidateErrors(t *testing.T) {
 		{"cache.l1.size_bytes=1073741824", "cache.l1.size_bytes", "must be at most 4194304 (4 MiB), got 1073741824"},
 		{"cache.l1.assoc=1024", "cache.l1.size_bytes", "multiple of line_bytes × assoc"}, // size_bytes keeps its default
 		{"cache.l1.hit_cycles=0", "cache.l1.hit_cycles", "at least 1"},
-		{"bus.width_bytes=0", "bus.width_bytes", "at least 1"},
-		{"bus.width_bytes=-8", "bus.width_bytes", "at least 1"},
+		{"cache.l1.hit_cycles=1000000001", "cache.l1.hit_cycles", "must be at most 1000000000 (10^9 cycles"},
+		{"bus.width_bytes=0", "bus.width_bytes", "from 1 to 4096, got 0"},
+		{"bus.width_bytes=-8", "bus.width_bytes", "from 1 to 4096, got -8"},
+		{"bus.width_bytes=8192", "bus.width_bytes", "from 1 to 4096, got 8192"},
+		// Latencies of 2^62 once wrapped busy cycles around (negative
+		// busy cycles, shares summing to 200%); every latency is bounded.
+		{"bus.arbitration_cycles=4611686018427387904", "bus.arbitration_cycles", "must be at most 1000000000 (10^9 cycles"},
+		{"bus.snoop_cycles=4611686018427387904", "bus.snoop_cycles", "must be at most 1000000000 (10^9 cycles"},
+		{"bus.c2c_cycles=4611686018427387904", "bus.c2c_cycles", "must be at most 1000000000 (10^9 cycles"},
+		{"memory.latency_cycles=4611686018427387904", "memory.latency_cycles", "must be at most 1000000000 (10^9 cycles"},
 	}
 	for _, tt := range tests {
 		if tt.key == "" {
@@ -487,7 +499,7 @@ func TestSetErrors(t *testing.T) {
 func TestTOMLRoundTrip(t *testing.T) {
 	tweaked := configs.Default()
 	for _, s := range []string{"sim.seed=123456789012", "machine.cores=3", "cache.l1.assoc=4",
-		"bus.c2c_cycles=0", "sim.max_cycles=9223372036854775807"} {
+		"bus.c2c_cycles=0", "sim.max_cycles=1000000000000000"} {
 		if err := tweaked.Set(s); err != nil {
 			t.Fatal(err)
 		}
@@ -573,5 +585,30 @@ func TestGet(t *testing.T) {
 		if _, err := configs.Get(c, key); err == nil {
 			t.Errorf("Get(%q) succeeded", key)
 		}
+	}
+}
+
+// An integer beyond TOML's range (a seed of 2^64−1) names its key and the
+// limit, in a file, a --set and a sweep file.
+func TestHugeIntegerNamesKey(t *testing.T) {
+	const limit = "must be from -9223372036854775808 to 9223372036854775807"
+	path := writeFile(t, "big.toml", "# seeds\n[sim]\nseed = 18446744073709551615\n")
+	_, err := configs.Load(path)
+	var ce *configs.Error
+	if err == nil || !strings.Contains(err.Error(), path+":3: sim.seed: 18446744073709551615 is out of range") ||
+		!strings.Contains(err.Error(), limit) || !errors.As(err, &ce) || ce.Key != "sim.seed" || ce.Line != 3 {
+		t.Errorf("Load = %v", err)
+	}
+	c := configs.Default()
+	if err := c.Set("sim.seed=18446744073709551615"); err == nil || !strings.Contains(err.Error(), "sim.seed: ") || !strings.Contains(err.Error(), limit) {
+		t.Errorf("Set = %v", err)
+	}
+	if _, err := configs.ParseSweep("s.toml", []byte("runs = 2\nseed = 99999999999999999999\n[[workload]]\nname = \"fft\"\n")); err == nil ||
+		!strings.Contains(err.Error(), "sweep s.toml:2: seed: 99999999999999999999 is out of range") {
+		t.Errorf("ParseSweep = %v", err)
+	}
+	if _, err := configs.ParseSweep("s.toml", []byte("[[axis]]\nkey = \"sim.jitter_cycles\"\nvalues = [1, 99999999999999999999]\n[[workload]]\nname = \"fft\"\n")); err == nil ||
+		!strings.Contains(err.Error(), "sweep s.toml:3: axis.values: 99999999999999999999 is out of range") {
+		t.Errorf("ParseSweep axis = %v", err)
 	}
 }

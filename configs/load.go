@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"reflect"
 	"slices"
@@ -173,12 +174,75 @@ func parseDoc(file, text string) (*document, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			msg := strings.ReplaceAll(pe.Message, `'\n'`, "end of line")
-			return nil, &Error{File: file, Line: syntaxLine(text, pe.Position), Msg: "invalid TOML: " + msg, Err: err}
+			line, key, msg := syntaxProblem(text, pe)
+			return nil, &Error{File: file, Line: line, Key: key, Msg: msg, Err: err}
 		}
 		return nil, &Error{File: file, Msg: "invalid TOML: " + err.Error(), Err: err}
 	}
 	return &document{file: file, md: md, top: top}, nil
+}
+
+// syntaxProblem describes a TOML syntax error in text: its line, the
+// dotted key assigned on that line ("" when the line assigns none) and the
+// message. An integer too large for TOML (a seed of 2^64−1) says what the
+// limit is; the key names what it was for.
+func syntaxProblem(text string, pe toml.ParseError) (line int, key, msg string) {
+	line = syntaxLine(text, pe.Position)
+	msg = "invalid TOML: " + strings.ReplaceAll(pe.Message, `'\n'`, "end of line")
+	if num, ok := strings.CutSuffix(pe.Message, " is out of range for int64"); ok {
+		msg = fmt.Sprintf("%s is out of range: a TOML integer must be from %d to %d", num, int64(math.MinInt64), int64(math.MaxInt64))
+	}
+	return line, keyOnLine(text, line), msg
+}
+
+// keyOnLine returns the dotted key that line n (1-based) of text assigns,
+// with the table of the last header before it as prefix ("sim.seed" for
+// "seed = …" under [sim], "axis.values" under [[axis]]), or "" when the
+// line is no key = value line. Quoted key parts are unquoted.
+func keyOnLine(text string, n int) string {
+	lines := strings.Split(text, "\n")
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	prefix := ""
+	for _, raw := range lines[:n-1] {
+		if l := strings.TrimSpace(raw); strings.HasPrefix(l, "[") {
+			if c := strings.IndexByte(l, '#'); c >= 0 {
+				l = strings.TrimSpace(l[:c])
+			}
+			l = strings.TrimSuffix(strings.TrimSuffix(l, "]"), "]")
+			l = strings.TrimPrefix(strings.TrimPrefix(l, "["), "[")
+			prefix = dottedKey(l)
+		}
+	}
+	lhs, _, ok := strings.Cut(lines[n-1], "=")
+	if !ok {
+		return ""
+	}
+	k := dottedKey(lhs)
+	if k == "" {
+		return ""
+	}
+	if prefix != "" {
+		k = prefix + "." + k
+	}
+	return k
+}
+
+// dottedKey normalises a TOML key (bare or quoted parts joined by dots) to
+// its dotted form, or returns "" when s is not a plain key.
+func dottedKey(s string) string {
+	var parts []string
+	for _, part := range strings.Split(s, ".") {
+		part = strings.TrimSpace(part)
+		if len(part) >= 2 && (part[0] == '"' || part[0] == '\'') && part[len(part)-1] == part[0] {
+			part = part[1 : len(part)-1]
+		} else if part == "" || strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+			return ""
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ".")
 }
 
 // syntaxLine is the line of a syntax error: the line holding the offending

@@ -169,8 +169,8 @@ func ParseSweep(file string, data []byte) (Sweep, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			msg := strings.ReplaceAll(pe.Message, `'\n'`, "end of line")
-			return Sweep{}, &SweepError{File: file, Line: syntaxLine(text, pe.Position), Err: errors.New("invalid TOML: " + msg)}
+			line, key, msg := syntaxProblem(text, pe)
+			return Sweep{}, &SweepError{File: file, Line: line, Where: key, Err: errors.New(msg)}
 		}
 		return Sweep{}, &SweepError{File: file, Err: fmt.Errorf("invalid TOML: %w", err)}
 	}
@@ -201,7 +201,7 @@ func ParseSweep(file string, data []byte) (Sweep, error) {
 		case "runs":
 			n, ok := v.(int64)
 			if !ok || n < 1 || n > math.MaxInt32 {
-				return Sweep{}, p.errf(line, "runs", "want an integer ≥ 1, found %s", describe(v))
+				return Sweep{}, p.errf(line, "runs", "want an integer from 1 to %d (runs per point), found %s", math.MaxInt32, describe(v))
 			}
 			s.Runs = int(n)
 		case "seed":

@@ -16,6 +16,27 @@ const MaxCores = 64
 // simulator allocates every frame of every core's L1 up front).
 const MaxL1Bytes = 4 << 20
 
+// MaxRunCycles is the largest sim.max_cycles, 10^15 cycles: 11 days of a
+// 1 GHz machine, years of host time. With it, a run's cycles summed over
+// all 64 cores (the cycle breakdown) and every counter stay far below 2^63,
+// so no time or statistic can overflow.
+const MaxRunCycles = 1_000_000_000_000_000
+
+// MaxLatencyCycles is the largest latency of one step (cpu.alu_cycles,
+// cache.l1.hit_cycles, bus.arbitration_cycles, bus.snoop_cycles,
+// bus.c2c_cycles, memory.latency_cycles) and the largest random delay
+// (sim.jitter_cycles, sim.start_skew_cycles): 10^9 cycles, a second of a
+// 1 GHz machine and far beyond any real one. With it, a bus transaction
+// (its latencies plus the transfer) fits easily in 64 bits, and so does a
+// core's time past sim.max_cycles, so busy and queueing cycles cannot wrap
+// around to nonsense (2^62 once gave negative busy cycles and shares of
+// 200%).
+const MaxLatencyCycles = 1_000_000_000
+
+// MaxBusWidthBytes is the largest bus.width_bytes, 4096: a bus wider than
+// a line and its metadata moves it in one cycle anyway.
+const MaxBusWidthBytes = 4096
+
 // Validate range-checks every key. It returns nil or one *Error per problem
 // (joined with errors.Join), each naming its key.
 func (c *Config) Validate() error {
@@ -41,6 +62,17 @@ func (c *Config) problems() []*Error {
 			bad(key, "must be at least 1, got %d", v)
 		}
 	}
+	atMost := func(key string, v, limit uint64, why string) {
+		if v > limit {
+			bad(key, "must be at most %d (%s), got %d", limit, why, v)
+		}
+	}
+	latency := func(key string, v uint64, min1 bool) {
+		if min1 {
+			atLeast1(key, v)
+		}
+		atMost(key, v, MaxLatencyCycles, "10^9 cycles, configs.MaxLatencyCycles")
+	}
 
 	// Every unsigned value must fit a TOML integer, or TOML() could not be
 	// read back.
@@ -53,10 +85,13 @@ func (c *Config) problems() []*Error {
 	}
 
 	atLeast1("sim.max_cycles", c.Sim.MaxCycles)
+	atMost("sim.max_cycles", c.Sim.MaxCycles, MaxRunCycles, "10^15 cycles, configs.MaxRunCycles")
+	latency("sim.jitter_cycles", c.Sim.JitterCycles, false)
+	latency("sim.start_skew_cycles", c.Sim.StartSkewCycles, false)
 	if n := c.Machine.Cores; n < 1 || n > MaxCores {
 		bad("machine.cores", "must be from 1 to %d, got %d", MaxCores, n)
 	}
-	atLeast1("cpu.alu_cycles", c.CPU.ALUCycles)
+	latency("cpu.alu_cycles", c.CPU.ALUCycles, true)
 
 	l1 := c.Cache.L1
 	lineOK := l1.LineBytes >= 8 && l1.LineBytes <= 256 && isPow2(l1.LineBytes)
@@ -82,11 +117,15 @@ func (c *Config) problems() []*Error {
 				l1.SizeBytes, l1.LineBytes, l1.Assoc, sets)
 		}
 	}
-	atLeast1("cache.l1.hit_cycles", l1.HitCycles)
+	latency("cache.l1.hit_cycles", l1.HitCycles, true)
 
-	if c.Bus.WidthBytes < 1 {
-		bad("bus.width_bytes", "must be at least 1, got %d", c.Bus.WidthBytes)
+	if w := c.Bus.WidthBytes; w < 1 || w > MaxBusWidthBytes {
+		bad("bus.width_bytes", "must be from 1 to %d, got %d", MaxBusWidthBytes, w)
 	}
+	latency("bus.arbitration_cycles", c.Bus.ArbitrationCycles, false)
+	latency("bus.snoop_cycles", c.Bus.SnoopCycles, false)
+	latency("bus.c2c_cycles", c.Bus.C2CCycles, false)
+	latency("memory.latency_cycles", c.Memory.LatencyCycles, false)
 	return errs
 }
 

@@ -212,6 +212,7 @@ func (c *Core) run() {
 	st := &c.st
 	prog := m.prog.Instrs
 	alu := m.spec.ALUCycles
+	maxCycles := m.spec.MaxCycles
 	pc, t := st.PC, st.Time
 	for !m.st.ended {
 		if uint32(pc) >= uint32(len(prog)) {
@@ -227,6 +228,15 @@ func (c *Core) run() {
 			pc, t = st.PC, st.Time
 		}
 		in := &prog[pc]
+		if t+alu > maxCycles && localOp(in.Op) {
+			// The instruction would complete past sim.max_cycles: it
+			// does not run (nor count), and the engine declares the hang
+			// at global time. Without this an endless register-only loop
+			// counted one instruction more than it had cycles.
+			st.PC, st.Time = pc, t
+			c.schedule(t + alu)
+			return
+		}
 		r := &st.Regs
 		var b int64
 		if in.UseImm {
@@ -313,13 +323,6 @@ func (c *Core) run() {
 			t += alu
 			st.Instrs++
 			if taken {
-				if in.Target <= pc && t > m.spec.MaxCycles {
-					// An endless register-only loop: let the engine
-					// declare the hang at global time.
-					st.PC, st.Time = in.Target, t
-					c.schedule(t)
-					return
-				}
 				pc = in.Target
 			} else {
 				pc++
@@ -362,6 +365,19 @@ func (c *Core) run() {
 		pc++
 	}
 	st.PC, st.Time = pc, t
+}
+
+// localOp reports whether run executes o on the core alone, without
+// entering global order (registers, control, work and delay).
+func localOp(o isa.Op) bool {
+	switch o {
+	case isa.OpLi, isa.OpLa, isa.OpMov, isa.OpAdd, isa.OpSub, isa.OpMul, isa.OpDiv, isa.OpRem,
+		isa.OpAnd, isa.OpOr, isa.OpXor, isa.OpShl, isa.OpShr, isa.OpSar,
+		isa.OpSeq, isa.OpSne, isa.OpSlt, isa.OpSle, isa.OpTid, isa.OpNop, isa.OpWork, isa.OpDelay,
+		isa.OpBeq, isa.OpBne, isa.OpBlt, isa.OpBge, isa.OpBeqz, isa.OpBnez, isa.OpJmp, isa.OpCall, isa.OpRet:
+		return true
+	}
+	return false
 }
 
 func b2i(b bool) int64 {

@@ -243,14 +243,8 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 	// At most one event per core, one bus completion and one timer per
 	// core are queued at once.
 	m.eng.Reserve(2*spec.Cores + 2)
-	line := uint64(memSpec.LineBytes)
 	m.dataEnd = prog.DataEnd()
-	m.heapBase = (m.dataEnd + line - 1) / line * line
-	if m.heapBase == m.dataEnd {
-		// Keep one line between data and heap so a heap object never
-		// shares a line with the last datum by accident.
-		m.heapBase += line
-	}
+	m.heapBase = HeapBase(prog, memSpec.LineBytes)
 	m.heapEnd = m.heapBase + uint64(spec.HeapWords)*isa.WordBytes
 	if len(exts) > 0 {
 		reqs, err := metaRequests(exts)
@@ -356,6 +350,21 @@ func (m *Machine) startThread(c *Core, pc int32, arg int64, parent int32, at cor
 	m.armPark(c)
 	c.schedule(at)
 	return tid
+}
+
+// HeapBase is the address of prog's first heap word (what the first
+// alloc returns) on a machine with lines of lineBytes bytes: the first
+// line boundary after the data, and one line further when the data ends
+// on a boundary, so a heap object never shares a line with the last datum
+// by accident.
+func HeapBase(prog *isa.Program, lineBytes int) uint64 {
+	line := uint64(lineBytes)
+	end := prog.DataEnd()
+	base := (end + line - 1) / line * line
+	if base == end {
+		base += line
+	}
+	return base
 }
 
 // RunUntil runs events until the run ends or the next event is after

@@ -301,8 +301,12 @@ func (c *Core) join(in *isa.Instruction) (done, ok bool) {
 	m := c.m
 	st := &c.st
 	tid := st.Regs[in.Rs]
-	if tid < 0 || tid >= int64(len(m.st.threads)) || tid == int64(st.Thread) {
-		m.crash(Crash, c, fmt.Sprintf("join of unknown thread %d", tid), st.Time)
+	switch {
+	case tid == int64(st.Thread):
+		m.crash(Crash, c, fmt.Sprintf("thread %d joins itself (join waits for another thread to exit)", tid), st.Time)
+		return false, false
+	case tid < 0 || tid >= int64(len(m.st.threads)):
+		m.crash(Crash, c, fmt.Sprintf("join of thread %d, which was never spawned (threads so far: 0..%d)", tid, len(m.st.threads)-1), st.Time)
 		return false, false
 	}
 	if !m.st.threads[tid].Exited {

@@ -124,7 +124,8 @@ func runDefault(env Env) (*Report, error) {
 		}
 		en := entries[i]
 		t.AddRow(en.Name, en.Kind.String(), en.Class, cfgs[i].Machine.Cores, len(rs), cyc/n, ins/n, buggy, strings.Join(outs, ", "))
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%s\n", en.Name, en.Class, cfgs[i].Machine.Cores, len(rs), cyc/n, ins/n, strings.Join(outs, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", en.Name, en.Class, cfgs[i].Machine.Cores, len(rs),
+			results.FormatReadable(cyc/n), results.FormatReadable(ins/n), strings.Join(outs, ", "))
 	}
 	if err := tw.Flush(); err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"weft/internal/atomicfile"
+	"weft/internal/version"
+	"weft/results"
 )
 
 // Write writes the report as dir/stem.md with its tables (CSV, Markdown and
@@ -34,7 +36,7 @@ func Write(r *Report, dir, stem string) (string, error) {
 			b.WriteString(strings.TrimSpace(s.Text) + "\n\n")
 		}
 		for _, t := range s.Tables {
-			if err := t.Save(sub); err != nil {
+			if err := withVersion(t).Save(sub); err != nil {
 				return "", fmt.Errorf("report %s: table %s: %w", r.Name, t.Name, err)
 			}
 			var md strings.Builder
@@ -49,7 +51,7 @@ func Write(r *Report, dir, stem string) (string, error) {
 				return "", fmt.Errorf("report %s: figure %s: %w", r.Name, p.Name, err)
 			}
 			if p.Data != nil {
-				if err := p.Data.Save(sub); err != nil {
+				if err := withVersion(p.Data).Save(sub); err != nil {
 					return "", fmt.Errorf("report %s: figure %s data: %w", r.Name, p.Name, err)
 				}
 			}
@@ -73,6 +75,7 @@ func Write(r *Report, dir, stem string) (string, error) {
 	if r.Seeds != "" {
 		fmt.Fprintf(&b, "Seeds: %s.\n\n", r.Seeds)
 	}
+	fmt.Fprintf(&b, "Made by weft %s (`weft version`).\n\n", version.String())
 	for _, c := range r.Configs {
 		fmt.Fprintf(&b, "Config `%s` (hash `%s`):\n\n```toml\n%s```\n\n", c.Name, c.Config.Hash(), c.Config.TOML())
 	}
@@ -81,4 +84,12 @@ func Write(r *Report, dir, stem string) (string, error) {
 		return "", fmt.Errorf("report %s: %w", r.Name, err)
 	}
 	return path, nil
+}
+
+// withVersion returns a copy of t whose notes end with the weft version
+// that made it, so the saved JSON and Markdown name it.
+func withVersion(t *results.Table) *results.Table {
+	c := t.Clone()
+	c.Notes = append(c.Notes, "Made by weft "+version.String()+".")
+	return c
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"weft/internal/atomicfile"
+	"weft/internal/version"
 
 	"weft/configs"
 	"weft/results"
@@ -53,6 +54,9 @@ func outcomeNames() []string {
 type SweepReport struct {
 	// Table is the per-point table (saved as sweep.csv, .md and .json).
 	Table *results.Table
+	// Metrics are the headline metrics' column stems, in table order: the
+	// table has NAME_mean and NAME_ci95 for each.
+	Metrics []string
 	// Plots are the plot files without extension (each has .png and
 	// .svg), relative to the sweep directory.
 	Plots []string
@@ -96,6 +100,9 @@ func WriteSweepReport(plan *sim.SweepPlan, runs []sim.SweepRun, dir, command str
 	}
 	stats := make([]*pointStats, len(plan.Points)) // nil: no runs
 	rep := &SweepReport{}
+	for _, m := range metrics {
+		rep.Metrics = append(rep.Metrics, m.name)
+	}
 	for i := range plan.Points {
 		rs := byPoint[i]
 		if len(rs) == 0 {
@@ -168,7 +175,8 @@ func pointTable(plan *sim.SweepPlan, stats []*pointStats, metrics []sweepMetric)
 		t.AddRow(row...)
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d runs per point, seeds %d..%d; *_ci95 is the half-width of the 95%% interval of the mean (Student's t).",
-		plan.Sweep.Runs, plan.Sweep.Seed, plan.Sweep.Seed+uint64(plan.Sweep.Runs)-1))
+		plan.Sweep.Runs, plan.Sweep.Seed, plan.Sweep.Seed+uint64(plan.Sweep.Runs)-1),
+		"Made by weft "+version.String()+".")
 	return t
 }
 
@@ -407,6 +415,7 @@ func reportMarkdown(plan *sim.SweepPlan, rep *SweepReport, nruns int, command st
 	}
 	fmt.Fprintf(&b, "- Workloads: %s.\n", strings.Join(wls, ", "))
 	fmt.Fprintf(&b, "- Base config: `base.toml` (config hash %s), the base with every `set` override applied.\n", plan.Base.Hash())
+	fmt.Fprintf(&b, "- Made by weft %s (`weft version`; each run in `runs.jsonl` records the version that ran it).\n", version.String())
 	fmt.Fprintf(&b, "- Files: `sweep.toml` (the spec; `weft sweep DIR/sweep.toml` resumes it), "+
 		"`runs.jsonl` (one JSON line per run), `sweep.csv`, `sweep.md`, `sweep.json` (the table below).\n")
 	for _, n := range plan.Notes {

@@ -35,6 +35,8 @@ func Assemble(file string, src []byte) (*Program, error) {
 	a.b.file = file
 	a.b.errs.file = file
 	a.b.mainLine = 1
+	// A UTF-8 byte order mark, as some editors write, is not part of the text.
+	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
 	if line, why := binaryInput(src); why != "" {
 		return nil, ErrorList{{File: file, Line: line, Msg: "binary input (" + why + ")"}}
 	}
@@ -228,14 +230,17 @@ func lexString(s string) (string, int, string) {
 // parseLine assembles one source line.
 func (a *assembler) parseLine(s string) {
 	toks, err := lex(s)
-	if err != "" {
-		a.errorf("%s", err)
-		return
-	}
 	i := 0
 	for i+1 < len(toks) && toks[i].kind == tIdent && toks[i+1].is(":") {
 		a.label(toks[i].text)
 		i += 2
+	}
+	if err != "" {
+		a.errorf("%s", err)
+		if i == len(toks) || toks[i].kind != tIdent || toks[i].text[0] != '.' {
+			a.placeholder()
+		}
+		return
 	}
 	if i == len(toks) {
 		return
@@ -261,7 +266,19 @@ func (a *assembler) parseLine(s string) {
 		a.directive(head.text, rest)
 		return
 	}
-	a.instruction(head.text, rest, ann)
+	if !a.instruction(head.text, rest, ann) {
+		a.placeholder()
+	}
+}
+
+// placeholder stands in for an instruction line that failed to assemble,
+// so that its labels still name an instruction: the program has errors
+// anyway, and "label has no instruction after it" would only bury the real
+// one.
+func (a *assembler) placeholder() {
+	if a.sect == sectText {
+		a.b.emit(pending{in: Instruction{Op: OpNop}})
+	}
 }
 
 // label defines a code label or data symbol at the current position.
@@ -463,38 +480,43 @@ func memOperand(toks []token) (m Mem, err string) {
 	return Mem{Sym: sym, Off: off}, e
 }
 
-// instruction assembles one instruction line.
-func (a *assembler) instruction(name string, rest, ann []token) {
+// instruction assembles one instruction line and reports whether the
+// instruction was emitted.
+func (a *assembler) instruction(name string, rest, ann []token) bool {
 	var o Op
 	if name == "roi" {
 		o = OpRoiBegin
 	} else if x, ok := opByName[name]; ok {
 		o = x
 	} else {
-		a.errorf("unknown opcode %q", name)
-		return
+		if lower := strings.ToLower(name); lower != name && (lower == "roi" || opByName[lower] != OpInvalid) {
+			a.errorf("unknown opcode %q: opcodes are lower case (%s)", name, lower)
+		} else {
+			a.errorf("unknown opcode %q", name)
+		}
+		return false
 	}
 	if a.sect != sectText {
 		a.errorf("instruction %q in .data section", name)
-		return
+		return false
 	}
 	ops, ok := splitCommas(rest)
 	if !ok {
 		a.errorf("bad operand: empty operand in %q", name+" "+joinText(rest))
-		return
+		return false
 	}
 	p := pending{in: Instruction{Op: o}}
 	if o == OpRoiBegin {
 		switch {
 		case len(ops) != 1:
 			a.errorf("wrong operand count: roi takes 1 operand (begin or end), got %d", len(ops))
-			return
+			return false
 		case len(ops[0]) == 1 && ops[0][0].kind == tIdent && ops[0][0].text == "begin":
 		case len(ops[0]) == 1 && ops[0][0].kind == tIdent && ops[0][0].text == "end":
 			p.in.Op = OpRoiEnd
 		default:
 			a.errorf("bad operand %q: roi takes begin or end", joinText(ops[0]))
-			return
+			return false
 		}
 	} else {
 		slots := opSlots[o]
@@ -504,19 +526,20 @@ func (a *assembler) instruction(name string, rest, ann []token) {
 				s = ""
 			}
 			a.errorf("wrong operand count: %s takes %d operand%s, got %d", name, len(slots), s, len(ops))
-			return
+			return false
 		}
 		for k, sl := range slots {
 			if e := a.operand(&p, sl, ops[k]); e != "" {
 				a.errorf("bad operand %d of %s: %s", k+1, name, e)
-				return
+				return false
 			}
 		}
 	}
 	if !a.annotations(&p, ann) {
-		return
+		return false
 	}
 	a.b.emit(p)
+	return true
 }
 
 // operand decodes one source operand into p.

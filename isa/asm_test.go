@@ -598,3 +598,43 @@ func TestAssembleNeverPanics(t *testing.T) {
 		}()
 	}
 }
+
+// A bad line gives its one error, not a spurious "label has no instruction
+// after it" first; long tokens are clipped; a UTF-8 BOM is no error; a
+// constant shift amount outside 0..63 is.
+func TestAssembleOneErrorPerProblem(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      string // the one error
+	}{
+		{"bad annotation after label", "main:\n  exit @bogus\n", "k.s:2: unknown annotation @bogus: want @bug or @cp NAME"},
+		{"upper-case opcode", "main:\n  LI r1, 1\n  exit\n", `k.s:2: unknown opcode "LI": opcodes are lower case (li)`},
+		{"upper-case last", "main: jmp L\nL: LI r1, 1\n", `k.s:2: unknown opcode "LI": opcodes are lower case (li)`},
+		{"bad character after label", "main:\nL: li r1, $3\n jmp L\n", "k.s:2: unexpected character '$'"},
+		{"bad operand at end", "main:\n  li r1, zz\n", `k.s:2: bad operand 2 of li: expected a number, got "zz"`},
+		{"shift by 64", "main: shl r1, r1, 64\n exit\n", "k.s:1: bad operand: shl shifts by 0 to 63 bits, got 64 (a register amount uses its low 6 bits)"},
+		{"shift by -1", "main: sar r1, r1, -1\n exit\n", "k.s:1: bad operand: sar shifts by 0 to 63 bits, got -1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Assemble("k.s", []byte(tc.src))
+			var list ErrorList
+			if !errors.As(err, &list) || len(list) != 1 || !strings.HasPrefix(list[0].Error(), tc.want) {
+				t.Errorf("got %v, want exactly %q", err, tc.want)
+			}
+		})
+	}
+
+	huge := strings.Repeat("x", 10<<20)
+	_, err := Assemble("k.s", []byte("main:\n  li r1, "+huge+"\n  exit\n"))
+	if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), fmt.Sprintf("…(%d bytes)", len(huge)+2)) {
+		t.Errorf("a 10 MB token: error of %d bytes: %.300s", len(err.Error()), err)
+	}
+
+	p, err := Assemble("k.s", []byte("\uFEFF# a BOM\nmain: exit\n"))
+	if err != nil || p.Instrs[0].Line != 2 {
+		t.Errorf("with a UTF-8 BOM: %v", err)
+	}
+	if p, err := Assemble("k.s", []byte("main: shl r1, r1, 63\n shr r1, r1, 0\n shl r1, r1, r2\n exit\n")); err != nil || len(p.Instrs) != 4 {
+		t.Errorf("shifts by 0, 63 and a register: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Reg names a general register, r0..r15.
@@ -132,11 +133,45 @@ func (s *errSink) add(line int32, what, format string, args ...any) {
 		s.list = append(s.list, &PosError{File: s.file, Line: int(line), Msg: "too many errors"})
 		return
 	}
-	msg := fmt.Sprintf(format, args...)
+	msg := clipLong(fmt.Sprintf(format, args...))
 	if line <= 0 && what != "" {
 		msg = what + ": " + msg
 	}
 	s.list = append(s.list, &PosError{File: s.file, Line: int(line), Msg: msg})
+}
+
+// clipLong shortens every run of more than 64 non-blank bytes in a message
+// (a 10 MB token quoted back) to its first 48 bytes, "…" and its length,
+// and the whole message to about 1000 bytes, so an error stays one
+// readable line.
+func clipLong(msg string) string {
+	const run, keep, total = 64, 48, 1000
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		j := i
+		for j < len(msg) && msg[j] != ' ' && msg[j] != '\t' && msg[j] != '\n' {
+			j++
+		}
+		if j-i > run {
+			cut := i + keep
+			for cut > i && !utf8.RuneStart(msg[cut]) {
+				cut--
+			}
+			fmt.Fprintf(&b, "%s…(%d bytes)", msg[i:cut], j-i)
+		} else {
+			b.WriteString(msg[i:j])
+		}
+		if j < len(msg) {
+			b.WriteByte(msg[j])
+			j++
+		}
+		i = j
+		if b.Len() > total {
+			b.WriteString("…")
+			break
+		}
+	}
+	return b.String()
 }
 
 // slot says where one source operand of an instruction goes.
@@ -270,6 +305,13 @@ func checkInstr(in *Instruction) string {
 	case OpBarrier:
 		if in.UseImm && in.Imm < 1 {
 			return fmt.Sprintf("bad operand: barrier takes a thread count >= 1, got %d", in.Imm)
+		}
+	case OpShl, OpShr, OpSar:
+		// A shift by a register uses the amount's low 6 bits, as in
+		// RISC-V and x86-64; a constant amount outside 0..63 can only be
+		// a mistake.
+		if in.UseImm && (in.Imm < 0 || in.Imm > 63) {
+			return fmt.Sprintf("bad operand: %s shifts by 0 to 63 bits, got %d (a register amount uses its low 6 bits)", opNames[in.Op], in.Imm)
 		}
 	}
 	return ""

@@ -23,6 +23,63 @@ func Disassemble(p *Program) string {
 	return d.w.String()
 }
 
+// Listing is Disassemble with a comment after every instruction giving its
+// PC and the source line it came from (`# pc 29, line 41`; no line for
+// built programs), so that a PC in an outcome or a trace leads back to the
+// source. It assembles to the same program as Disassemble's text: the
+// comments are comments.
+func Listing(p *Program) string {
+	d := newDisasm(p)
+	d.listing = true
+	d.header()
+	d.dataSection()
+	d.textSection()
+	return d.w.String()
+}
+
+// InstrText spells the instruction at pc as the disassembler does, on one
+// line with single spaces ("st r0, log_type @bug"), or "" when pc is
+// outside the program.
+func (p *Program) InstrText(pc int32) string {
+	if pc < 0 || int(pc) >= len(p.Instrs) {
+		return ""
+	}
+	d := newDisasm(p)
+	d.compact = true
+	return d.instr(&p.Instrs[pc])
+}
+
+// SymbolAt names the data address a as sym or sym+offset: the symbol
+// holding it, or for a data word outside every symbol the nearest symbol
+// below. It reports false below the data segment, past its end, or when
+// the program has no symbols.
+func (p *Program) SymbolAt(a uint64) (string, bool) {
+	if a < DataBase || a >= p.DataEnd() || len(p.Symbols) == 0 {
+		return "", false
+	}
+	var best *Symbol
+	for i := range p.Symbols {
+		s := &p.Symbols[i]
+		if s.Addr > a {
+			continue
+		}
+		if a < s.Addr+uint64(max(s.Words, 0))*WordBytes {
+			best = s
+			break
+		}
+		if best == nil || s.Addr > best.Addr {
+			best = s
+		}
+	}
+	if best == nil {
+		return "", false
+	}
+	if a == best.Addr {
+		return best.Name, true
+	}
+	return best.Name + "+" + strconv.FormatUint(a-best.Addr, 10), true
+}
+
 // disasm holds the state of one disassembly.
 type disasm struct {
 	p      *Program
@@ -30,6 +87,11 @@ type disasm struct {
 	syms   []Symbol         // sorted by address, stably
 	target map[int32]string // PC → label name for control transfers
 	extra  []Label          // labels made up for targets that have none
+	// listing adds a "# pc N, line L" comment to every instruction.
+	listing bool
+	// compact separates the mnemonic from its operands by one space
+	// instead of padding it to a column.
+	compact bool
 }
 
 func newDisasm(p *Program) *disasm {
@@ -267,7 +329,22 @@ func (d *disasm) textSection() {
 			d.printf("%s:\n", labels[li].Name)
 		}
 		if pc < n {
-			d.printf("        %s\n", d.instr(&p.Instrs[pc]))
+			in := &p.Instrs[pc]
+			text := d.instr(in)
+			if d.listing {
+				where := fmt.Sprintf("# pc %d", pc)
+				if in.Line > 0 {
+					where += fmt.Sprintf(", line %d", in.Line)
+				}
+				if in.Op == OpInvalid || in.Op >= NumOps || in.Op == OpLa && len(d.syms) == 0 {
+					// The instruction carries its own comment (li for a
+					// la without symbols): add to it.
+					text += "; " + strings.TrimPrefix(where, "# ")
+				} else {
+					text = fmt.Sprintf("%-40s %s", text, where)
+				}
+			}
+			d.printf("        %s\n", text)
 		}
 	}
 }
@@ -335,7 +412,11 @@ func (d *disasm) instr(in *Instruction) string {
 	}
 	text := mnemonic(in.Op)
 	if len(ops) > 0 {
-		text = fmt.Sprintf("%-7s %s", text, strings.Join(ops, ", "))
+		pad := 7
+		if d.compact {
+			pad = 0
+		}
+		text = fmt.Sprintf("%-*s %s", pad, text, strings.Join(ops, ", "))
 	}
 	if in.Bug {
 		text += " @bug"

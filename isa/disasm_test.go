@@ -1,6 +1,7 @@
 package isa
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -165,4 +166,69 @@ func FuzzAssemble(f *testing.F) {
 			t.Fatal("no blocks")
 		}
 	})
+}
+
+// The listing gives every instruction its PC and source line as a
+// comment, and assembles to the same program as the disassembly.
+func TestListing(t *testing.T) {
+	src := `.data
+log_type: .word 3
+buf:      .space 4
+.text
+main:   li r1, 1   # first
+        fail "a # b,  c"
+
+loop:   st r0, log_type @bug
+        st r1, buf+8
+        beqz r0, loop
+        exit
+`
+	p, err := Assemble("l.s", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := Listing(p)
+	for pc, line := range []int{5, 6, 8, 9, 10, 11} {
+		if !strings.Contains(text, "# pc "+strconv.Itoa(pc)+", line "+strconv.Itoa(line)+"\n") {
+			t.Errorf("listing lacks pc %d, line %d:\n%s", pc, line, text)
+		}
+	}
+	q, err := Assemble("l.s", []byte(text))
+	if err != nil {
+		t.Fatalf("listing does not assemble: %v\n%s", err, text)
+	}
+	if d := diffPrograms(p, q); d != "" && !strings.Contains(d, "Line") {
+		t.Errorf("listing assembles to another program: %s", d)
+	}
+	if Disassemble(q) != Disassemble(p) {
+		t.Error("listing and disassembly assemble to different programs")
+	}
+	for pc, want := range []string{"li r1, 1", `fail "a # b,  c"`, "st r0, log_type @bug", "st r1, buf+8", "beqz r0, loop", "exit"} {
+		if got := p.InstrText(int32(pc)); got != want {
+			t.Errorf("InstrText(%d) = %q, want %q", pc, got, want)
+		}
+	}
+	if p.InstrText(6) != "" || p.InstrText(-1) != "" {
+		t.Error("InstrText outside the program is not empty")
+	}
+	for _, c := range []struct {
+		addr uint64
+		want string
+	}{{DataBase, "log_type"}, {DataBase + 8, "buf"}, {DataBase + 24, "buf+16"}, {DataBase + 40, ""}, {4, ""}} {
+		got, ok := p.SymbolAt(c.addr)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("SymbolAt(%#x) = %q, %v; want %q", c.addr, got, ok, c.want)
+		}
+	}
+	// Built programs have no lines: the PC alone.
+	b := NewBuilder("built")
+	b.Label("main")
+	b.Exit()
+	bp, err := b.Program()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := Listing(bp); !strings.Contains(l, "exit") || !strings.Contains(l, "# pc 0\n") {
+		t.Errorf("listing of a built program:\n%s", l)
+	}
 }

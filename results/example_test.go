@@ -96,7 +96,7 @@ func ExampleSideBySide() {
 	//
 	// | Benchmark | Rd.Ms (weft) | Rd.Ms (paper) | Rd.Ms ratio | Coh.Ms (weft) | Coh.Ms (paper) | Coh.Ms ratio |
 	// |---|---:|---:|---:|---:|---:|---:|
-	// | freqmine | 150.2 | 137.59 | 1.0916 | 0.02 | 0.01 | 2 |
+	// | freqmine | 150.2 | 137.59 | 1.092 | 0.02 | 0.01 | 2 |
 	// | PBZip2-Order | 0.03 | 0.02 | 1.5 | 0.01 | 0 |  |
 	//
 	// ratio = weft ÷ paper; empty where a value is missing or not a number, or the paper's is 0.

@@ -28,7 +28,9 @@ type Summary struct {
 // Summarize describes xs. Std is the sample standard deviation and CI95 the
 // half-width t(0.975, n−1)·Std/√n, so the mean's 95% interval is
 // Mean ± CI95. With one value Std and CI95 are 0 (no spread can be
-// measured); with none the zero Summary is returned. If any value is NaN,
+// measured), and so are they when the spread is below 1e-12 of the
+// values' magnitude (float rounding, not spread); with none the zero
+// Summary is returned. If any value is NaN,
 // every statistic is NaN.
 func Summarize(xs []float64) Summary {
 	n := len(xs)
@@ -65,6 +67,12 @@ func Summarize(xs []float64) Summary {
 		ss += d * d
 	}
 	s.Std = math.Sqrt(ss / float64(n-1))
+	if s.Std <= 1e-12*math.Max(math.Abs(s.Mean), math.Max(math.Abs(s.Min), math.Abs(s.Max))) {
+		// Values that differ only in their last bits (ratios computed
+		// two ways) have no spread worth reporting: 1e-14 is rounding.
+		s.Std = 0
+		return s
+	}
 	s.CI95 = TQuantile975(n-1) * s.Std / math.Sqrt(float64(n))
 	return s
 }

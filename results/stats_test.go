@@ -147,3 +147,16 @@ func TestNormalizeErrors(t *testing.T) {
 		}
 	}
 }
+
+// Values equal but for their last bits have no spread: the interval is 0,
+// not float noise such as 1.765e-14.
+func TestSummarizeRoundingIsNoSpread(t *testing.T) {
+	x := 0.1 + 0.2 // 0.30000000000000004
+	s := Summarize([]float64{0.3, x, 0.3})
+	if s.Std != 0 || s.CI95 != 0 {
+		t.Errorf("Std %v CI95 %v, want 0 and 0", s.Std, s.CI95)
+	}
+	if s := Summarize([]float64{1, 1.001, 1}); s.CI95 == 0 {
+		t.Error("a real spread of 0.1% gave no interval")
+	}
+}

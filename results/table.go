@@ -177,7 +177,11 @@ func (t *Table) normRows() ([][]any, error) {
 	return rows, nil
 }
 
-// formatFloat prints x exactly (it parses back to the same float64).
+// formatFloat prints x exactly (it parses back to the same float64), by
+// the rule encoding/json uses for numbers, so a table's CSV and JSON files
+// spell every number alike: integral values below 1e21 as integers, other
+// values in plain decimal, and only magnitudes below 1e-6 or from 1e21 up
+// in exponent form (1e-7, 1e+21). NaN, +Inf and -Inf are spelled by name.
 func formatFloat(x float64) string {
 	switch {
 	case math.IsNaN(x):
@@ -186,10 +190,74 @@ func formatFloat(x float64) string {
 		return "+Inf"
 	case math.IsInf(x, -1):
 		return "-Inf"
-	case x == math.Trunc(x) && math.Abs(x) < 1e21:
-		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
+	return string(AppendNumber(nil, x))
+}
+
+// AppendNumber appends the finite number x as encoding/json writes a
+// float64: integral values below 1e21 as integers, other values in the
+// shortest plain decimal that reads back exactly, magnitudes below 1e-6 or
+// from 1e21 up in exponent form ("1e-7", "1e+21"). Counters therefore
+// never appear in exponent form.
+func AppendNumber(b []byte, x float64) []byte {
+	abs := math.Abs(x)
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		b = strconv.AppendFloat(b, x, 'e', -1, 64)
+		// 1e-07 → 1e-7, as encoding/json does.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+		return b
+	}
+	return strconv.AppendFloat(b, x, 'f', -1, 64)
+}
+
+// FormatReadable prints a number for people, the one rule weft uses for
+// means and other measured values on the console and in Markdown tables:
+// integral values whole; a value whose exact decimal has at most 6
+// significant digits as it is (a paper's 137.59 stays 137.59); any other
+// to 4 significant digits but never fewer than its integer part's
+// (696620.333… → 696620, 1.39920… → 1.399, 0.00712675… → 0.007127).
+// Trailing zeros are dropped, exponent form is never used, and magnitudes
+// below 5e-13 print as 0. NaN, +Inf and -Inf are spelled by name. CSV and
+// JSON files keep every digit (FormatCell).
+func FormatReadable(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x == math.Trunc(x) {
+		return formatFloat(x)
+	}
+	if math.Abs(x) < 5e-13 {
+		return "0"
+	}
+	if exact := strconv.FormatFloat(x, 'f', -1, 64); significantDigits(exact) <= 6 {
+		return exact
+	}
+	decimals := 0
+	if abs := math.Abs(x); abs < 1000 {
+		decimals = min(12, 3-int(math.Floor(math.Log10(abs))))
+	}
+	s := strconv.FormatFloat(x, 'f', decimals, 64)
+	if strings.ContainsRune(s, '.') {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// significantDigits counts the significant digits of a plain decimal.
+func significantDigits(s string) int {
+	n, lead := 0, true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' || lead && c == '0' {
+			continue
+		}
+		lead = false
+		n++
+	}
+	return n
 }
 
 // numberRE matches the decimal numbers a reader turns back into float64.

@@ -85,7 +85,7 @@ func TestFormatCell(t *testing.T) {
 		in   any
 		want string
 	}{
-		{3.0, "3"}, {-7, "-7"}, {0.25, "0.25"}, {1e-7, "1e-07"}, {1.3e9, "1300000000"},
+		{3.0, "3"}, {-7, "-7"}, {0.25, "0.25"}, {1e-7, "1e-7"}, {1128181.2, "1128181.2"}, {5754931.0, "5754931"}, {1.3e9, "1300000000"},
 		{1e21, "1e+21"}, {math.NaN(), "NaN"}, {math.Inf(1), "+Inf"}, {math.Inf(-1), "-Inf"},
 		{"text", "text"}, {tenth + 2*tenth, "0.30000000000000004"},
 	} {
@@ -242,8 +242,8 @@ func TestMarkdownRoundTrip(t *testing.T) {
 	if got.Title != want.Title || strings.Join(got.Notes, "|") != strings.Join(want.Notes, "|") {
 		t.Errorf("title %q notes %q", got.Title, got.Notes)
 	}
-	checkSame(t, got, want, 1e-4) // Markdown rounds to 4 decimal places
-	if !strings.Contains(md, "| 0.3333 |") || !strings.Contains(md, "| 123456.789 |") || !strings.Contains(md, "| 1e-07 |") {
+	checkSame(t, got, want, 1e-4) // Markdown rounds to 4 significant digits
+	if !strings.Contains(md, "| 0.3333 |") || !strings.Contains(md, "| 123457 |") || !strings.Contains(md, "| 0.0000001 |") {
 		t.Errorf("readable numbers:\n%s", md)
 	}
 }
@@ -346,5 +346,25 @@ func TestTableHelpers(t *testing.T) {
 	}
 	if err := c.Rename("zz", "y"); err == nil {
 		t.Error("Rename of a missing column accepted")
+	}
+}
+
+func TestFormatReadable(t *testing.T) {
+	for _, c := range []struct {
+		in   float64
+		want string
+	}{
+		{3, "3"}, {-7, "-7"}, {5754931, "5754931"}, {696620.3333333334, "696620"}, {1683.800754263098, "1684"},
+		{1.3992006380284667, "1.399"}, {0.007126754175337496, "0.007127"}, {7.174531658112049e-06, "0.000007175"},
+		{137.59, "137.59"}, {0.25, "0.25"}, {1.0 / 3, "0.3333"}, {-2.0 / 3, "-0.6667"}, {9.999996, "10"},
+		{1.765e-14, "0"}, {-1e-15, "0"}, {math.NaN(), "NaN"}, {math.Inf(-1), "-Inf"}, {1e21, "1e+21"},
+	} {
+		got := FormatReadable(c.in)
+		if got != c.want {
+			t.Errorf("FormatReadable(%v) = %q, want %q", c.in, got, c.want)
+		}
+		if strings.ContainsAny(got, "eE") && !math.IsInf(c.in, 0) && math.Abs(c.in) < 1e21 {
+			t.Errorf("FormatReadable(%v) = %q is in exponent form", c.in, got)
+		}
 	}
 }

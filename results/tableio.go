@@ -81,8 +81,8 @@ func ReadCSV(name string, r io.Reader) (*Table, error) {
 
 // WriteMarkdown writes "### Title", a blank line, the table in GitHub
 // Markdown (numeric columns right-aligned) and each note as a paragraph
-// under it. Numbers are rounded to 4 decimal places for reading (the CSV
-// and JSON keep every digit). In cells, \ and | are escaped with a
+// under it. Numbers are printed by FormatReadable (the CSV and JSON keep
+// every digit). In cells, \ and | are escaped with a
 // backslash, line breaks become <br>, and & and < become entities, so any
 // string survives and none breaks the table.
 func (t *Table) WriteMarkdown(w io.Writer) error {
@@ -114,7 +114,7 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 		for _, c := range row {
 			var s string
 			if x, ok := c.(float64); ok {
-				s = formatReadable(x)
+				s = FormatReadable(x)
 			} else {
 				s = escapeMarkdown(c.(string))
 			}
@@ -277,24 +277,6 @@ func (t *Table) checked() ([][]any, error) {
 		return nil, fmt.Errorf("table %q has no columns", t.Name)
 	}
 	return t.normRows()
-}
-
-// formatReadable prints x for people: integral numbers whole, others
-// rounded to 4 decimal places (trailing zeros dropped), and very small
-// magnitudes with 4 significant digits.
-func formatReadable(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) || x == math.Trunc(x) {
-		return formatFloat(x)
-	}
-	if math.Abs(x) < 1e-3 {
-		return strconv.FormatFloat(x, 'g', 4, 64)
-	}
-	s := strconv.FormatFloat(x, 'f', 4, 64)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	if s == "-0" {
-		s = "0"
-	}
-	return s
 }
 
 // escapeMarkdown makes s safe inside a Markdown table cell.

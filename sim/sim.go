@@ -7,14 +7,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"weft/coherence"
 	"weft/configs"
 	"weft/core"
 	"weft/cpu"
+	"weft/internal/version"
 	"weft/isa"
 )
 
@@ -227,6 +228,10 @@ type Result struct {
 	Cores int `json:"cores"`
 	// ConfigHash is the hash of the run's canonical config.
 	ConfigHash string `json:"config_hash"`
+	// WeftVersion is the version of weft that made the run: the module
+	// version and VCS revision of the binary (internal/version). It is the
+	// same for every run of one binary.
+	WeftVersion string `json:"weft_version"`
 	// Findings are the attached detectors' findings; absent when no
 	// detector was attached, empty when none found anything.
 	Findings Findings `json:"findings,omitzero"`
@@ -253,20 +258,42 @@ type Stat struct {
 // a fixed order.
 type Stats []Stat
 
-// MarshalJSON writes the statistics as an object in list order.
+// MarshalJSON writes the statistics as an object in list order. Numbers
+// are spelled as encoding/json spells a float64, so counters are integers
+// however large ("roi_cycles":5754931, never 5.754931e+06) and rates are
+// plain decimals (exponent form only below 1e-6). A NaN or infinite value
+// is an error, as it is for encoding/json.
 func (s Stats) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
+	b := make([]byte, 0, 32*len(s)+2)
+	b = append(b, '{')
 	for i, st := range s {
-		if i > 0 {
-			b.WriteByte(',')
+		if math.IsNaN(st.Value) || math.IsInf(st.Value, 0) {
+			return nil, fmt.Errorf("stats: %s is %v, which JSON cannot hold", st.Name, st.Value)
 		}
-		b.WriteString(strconv.Quote(st.Name))
-		b.WriteByte(':')
-		b.WriteString(strconv.FormatFloat(st.Value, 'g', -1, 64))
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, st.Name)
+		b = append(b, ':')
+		b = appendJSONNumber(b, st.Value)
 	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
+	return append(b, '}'), nil
+}
+
+// appendJSONNumber appends x as encoding/json writes a float64: integral
+// values below 1e21 as integers, others in the shortest plain decimal,
+// magnitudes below 1e-6 or from 1e21 up in exponent form (1e-7).
+func appendJSONNumber(b []byte, x float64) []byte {
+	abs := math.Abs(x)
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		b = strconv.AppendFloat(b, x, 'e', -1, 64)
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+		return b
+	}
+	return strconv.AppendFloat(b, x, 'f', -1, 64)
 }
 
 // UnmarshalJSON reads a statistics object, keeping its key order.
@@ -352,6 +379,7 @@ func Collect(m *cpu.Machine, cfg configs.Config, seed uint64) Result {
 		Outputs:            outs,
 		Cores:              cfg.Machine.Cores,
 		ConfigHash:         cfg.Hash(),
+		WeftVersion:        version.String(),
 	}
 	cs, ms, roiCycles := m.ROIStats()
 	stats := make(Stats, 0, int(cpu.NumStats)+int(coherence.NumStats)*2+4)

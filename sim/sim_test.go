@@ -3,6 +3,7 @@ package sim_test
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -66,7 +67,9 @@ main:   spawn r2, child, r0
 		{"empty ret", ".text\nmain: nop\nbad: ret\n exit\n", "crash", "bad", "empty return stack", 0},
 		{"stack overflow", ".text\nmain: nop\nbad: call bad\n exit\n", "crash", "bad", "return stack overflow", 0},
 		{"unlock not held", ".data\nL: .word 0\n.text\nmain: nop\nbad: unlock L\n exit\n", "crash", "bad", "does not hold", 0},
-		{"join unknown", ".text\nmain: li r1, 9\nbad: join r1\n exit\n", "crash", "bad", "join of unknown thread 9", 0},
+		{"join unknown", ".text\nmain: li r1, 9\nbad: join r1\n exit\n", "crash", "bad", "join of thread 9, which was never spawned (threads so far: 0..0)", 0},
+		{"join self", ".text\nmain: nop\nbad: join r0\n exit\n", "crash", "bad", "thread 0 joins itself", 0},
+		{"child joins main", ".text\nmain: spawn r2, child, r0\n li r3, 1\n exit\nchild: join r0\n exit\n", "pass", "", "", -1},
 		{"crash in child", ".text\n" + spawnTwo + "child: li r3, 0\nbad: div r3, r3, r3\n exit\n", "crash", "bad", "division by zero", 1},
 		{"deadlock", ".data\nL: .word 0\n.text\nmain: lock L\n spawn r2, child, r0\n join r2\n exit\nchild: nop\nbad: lock L\n exit\n", "hang", "bad", "deadlock", 1},
 		{"endless loop", ".text\nmain: nop\nloop: add r1, r1, 1\n jmp loop\n", "hang", "", "max_cycles", 0},
@@ -439,5 +442,76 @@ func TestBatchStopsAtFirstError(t *testing.T) {
 	}
 	if done > 10 {
 		t.Errorf("%d of 500 runs ran after the first failure", done)
+	}
+}
+
+// Counters of a million or more are JSON integers, like cycles, never in
+// exponent form (5.754931e+06); rates are plain decimals.
+func TestStatsJSONCountersAreIntegers(t *testing.T) {
+	b, err := json.Marshal(sim.Stats{{Name: "roi_cycles", Value: 5754931}, {Name: "big", Value: 1 << 52},
+		{Name: "rate", Value: 0.25}, {Name: "mean", Value: 1128181.2}, {Name: "tiny", Value: 1e-7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"roi_cycles":5754931,"big":4503599627370496,"rate":0.25,"mean":1128181.2,"tiny":1e-7}`; string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	r, err := sim.Run(configs.Default(), assemble(t, "main: work 2000000\n exit\n"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := jsonOf(t, r)
+	if strings.Contains(line, "e+") || !strings.Contains(line, `"cycles":2000001,`) || !strings.Contains(line, `"roi_cycles":2000001,`) {
+		t.Errorf("want integers, got %s", line)
+	}
+	if _, err := json.Marshal(sim.Stats{{Name: "x", Value: math.NaN()}}); err == nil {
+		t.Error("NaN statistic encoded")
+	}
+}
+
+// A shift by a register uses the amount's low 6 bits (README, ISA notes):
+// 1 << 65 is 2, 1 << 64 is 1, -8 >> 66 (sar) is -2.
+func TestShiftAmountIsMasked(t *testing.T) {
+	p := assemble(t, `.expect 2 1 -2 4611686018427387902
+main: li r1, 1
+      li r2, 65
+      shl r3, r1, r2
+      out r3
+      li r2, 64
+      shl r3, r1, r2
+      out r3
+      li r4, -8
+      li r2, 66
+      sar r3, r4, r2
+      out r3
+      shr r3, r4, r2
+      out r3
+      exit
+`)
+	r, err := sim.Run(configs.Default(), p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome != "pass" {
+		t.Errorf("outputs %v: %s %s", r.Outputs, r.Outcome, r.OutcomeMsg)
+	}
+}
+
+// An endless register-only loop counts no instruction that would complete
+// past sim.max_cycles: at most one instruction a cycle (it once reported
+// 100000001 instructions in 100000000 cycles).
+func TestEndlessLoopInstructionsFitTheCycles(t *testing.T) {
+	p := assemble(t, "main: nop\nloop: add r1, r1, 1\n jmp loop\n")
+	for _, alu := range []uint64{1, 3} {
+		cfg := configs.Default()
+		cfg.Sim.MaxCycles = 10000
+		cfg.CPU.ALUCycles = alu
+		r, err := sim.Run(cfg, p, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Outcome != "hang" || r.Cycles != 10000 || r.Instructions != 10000/alu {
+			t.Errorf("alu %d: %s after %d cycles, %d instructions; want a hang after 10000 cycles, %d instructions", alu, r.Outcome, r.Cycles, r.Instructions, 10000/alu)
+		}
 	}
 }

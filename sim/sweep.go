@@ -33,6 +33,9 @@ const (
 	SweepBaseFile = "base.toml"
 	// SweepRunsFile holds one JSON line per finished run (see SweepRun).
 	SweepRunsFile = "runs.jsonl"
+	// SweepLockFile is locked while a weft process writes the directory,
+	// so that a second sweep or merge into it is refused.
+	SweepLockFile = "sweep.lock"
 )
 
 // AxisValue is the value of one axis at a sweep point.
@@ -371,6 +374,14 @@ func RunSweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (SweepStat
 	if opt.Dir == "" {
 		return SweepStatus{}, errors.New("sweep: no output directory")
 	}
+	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
+		return SweepStatus{}, fmt.Errorf("sweep directory: %w", err)
+	}
+	unlock, err := lockSweepDir(opt.Dir)
+	if err != nil {
+		return SweepStatus{}, err
+	}
+	defer unlock()
 	if err := prepareSweepDir(opt.Dir, plan); err != nil {
 		return SweepStatus{}, err
 	}
@@ -850,6 +861,14 @@ func MergeSweeps(dirs []string, out string, partial bool) (*SweepPlan, MergeStat
 		return nil, st, fmt.Errorf("merge: %d of %d runs are missing (%s): merge every shard, finish the interrupted ones, or pass --partial",
 			missing, st.Total, list)
 	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, st, fmt.Errorf("merge: --out: %w", err)
+	}
+	unlock, err := lockSweepDir(out)
+	if err != nil {
+		return nil, st, fmt.Errorf("merge: %w", err)
+	}
+	defer unlock()
 	if err := prepareSweepDir(out, plan); err != nil {
 		return nil, st, fmt.Errorf("merge: %w", err)
 	}

@@ -9,20 +9,22 @@ import (
 // cmdAsm is `weft asm FILE.s`.
 func cmdAsm(e env, args []string) error {
 	fs := newFlagSet("asm", "weft asm FILE.s",
-		`Assembles FILE.s and prints its disassembly, which assembles back to an
-equal program. Assembler errors are printed as "file:line: message", one a
-line, and the exit status is 1.`)
+		`Assembles FILE.s and prints its disassembly with, after every
+instruction, a comment giving its PC and the line of FILE.s it came from
+("# pc 29, line 41"): outcomes and traces name PCs. The output assembles
+back to an equal program (the comments are comments). Assembler errors are
+printed as "file:line: message", one a line, and the exit status is 1.`)
 	pos, err := fs.parse(e, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef(fs.shortUsage, "asm: want one FILE.s, got %d arguments", len(pos))
+		return usagef(fs, "asm: want one FILE.s, got %d arguments", len(pos))
 	}
 	prog, err := assembleFile(pos[0])
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprint(e.stdout, isa.Disassemble(prog))
+	_, err = fmt.Fprint(e.stdout, isa.Listing(prog))
 	return err
 }

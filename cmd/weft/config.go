@@ -24,12 +24,12 @@ presets lists the embedded presets.`)
 		return err
 	}
 	if len(pos) == 0 {
-		return usagef(fs.shortUsage, "config: want a subcommand: show or presets")
+		return usagef(fs, "config: want a subcommand: show or presets")
 	}
 	switch pos[0] {
 	case "show":
 		if len(pos) > 2 {
-			return usagef(fs.shortUsage, "config show: want at most one PRESET or FILE, got %q", strings.Join(pos[1:], " "))
+			return usagef(fs, "config show: want at most one PRESET or FILE, got %q", strings.Join(pos[1:], " "))
 		}
 		name := "default"
 		if len(pos) == 2 {
@@ -47,12 +47,12 @@ presets lists the embedded presets.`)
 		return err
 	case "presets":
 		if len(pos) > 1 || len(sets) > 0 {
-			return usagef(fs.shortUsage, "config presets takes no arguments")
+			return usagef(fs, "config presets takes no arguments")
 		}
 		for _, name := range configs.PresetNames() {
 			fmt.Fprintln(e.stdout, name)
 		}
 		return nil
 	}
-	return usagef(fs.shortUsage, "config: unknown subcommand %q (want show or presets)", pos[0])
+	return usagef(fs, "config: unknown subcommand %q (want show or presets)", pos[0])
 }

@@ -111,10 +111,10 @@ findings, as 'weft run --json --detectors' prints them.`)
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef(fs.shortUsage, "detect: want one trace FILE, got %d arguments", len(pos))
+		return usagef(fs, "detect: want one trace FILE, got %d arguments", len(pos))
 	}
 	if !det.set {
-		return usagef(fs.shortUsage, "detect: name the detectors with --detectors NAME,... (weft list --detectors)")
+		return usagef(fs, "detect: name the detectors with --detectors NAME,... (weft list --detectors)")
 	}
 	r, err := detectTrace(pos[0], det.infos)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"weft/core"
+	"weft/internal/suggest"
 )
 
 // flagSet is one command's flags with the text of its usage.
@@ -42,7 +43,17 @@ func (f *flagSet) parse(e env, args []string) ([]string, error) {
 			return nil, errHelp
 		}
 		if err != nil {
-			return nil, &usageError{msg: f.Name() + ": " + err.Error(), usage: f.shortUsage}
+			msg := err.Error()
+			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+				if bare := strings.TrimLeft(name, "-"); len(bare) > 1 {
+					name = "--" + bare
+				}
+				msg = "unknown flag " + name
+				if near := suggest.Closest(strings.TrimLeft(name, "-"), f.flagNames()); len(near) > 0 {
+					msg += "; did you mean --" + near[0] + "?"
+				}
+			}
+			return nil, usagef(f, "%s: %s", f.Name(), msg)
 		}
 		rest := f.Args()
 		if len(rest) == 0 {
@@ -66,11 +77,19 @@ func (f *flagSet) usage(w io.Writer) {
 	f.printFlags(w)
 }
 
-// shortUsage writes the synopsis and flags to w, for a bad command line.
-func (f *flagSet) shortUsage(w io.Writer) {
-	fmt.Fprintf(w, "usage: %s\n", f.synopsis)
-	f.printFlags(w)
-	fmt.Fprintf(w, "\nRun \"weft help %s\" for more.\n", f.Name())
+// helpCommand is the command that prints f's usage, for the hint under a
+// bad command line.
+func (f *flagSet) helpCommand() string { return "weft help " + f.Name() }
+
+// flagNames lists f's flags of more than one letter.
+func (f *flagSet) flagNames() []string {
+	var names []string
+	f.VisitAll(func(fl *flag.Flag) {
+		if len(fl.Name) > 1 {
+			names = append(names, fl.Name)
+		}
+	})
+	return names
 }
 
 // printFlags writes the flags to w. Flags bound to the same variable (-c

@@ -44,7 +44,7 @@ what it reports (with --json: name, kinds, learns, summary).`)
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef(fs.shortUsage, "list: unexpected argument %q", pos[0])
+		return usagef(fs, "list: unexpected argument %q", pos[0])
 	}
 	if *dets {
 		return listDetectors(e, *asJSON)

@@ -16,11 +16,13 @@
 //	weft detect FILE --detectors a,b  run detectors over a trace file
 //	weft list [--json]        list the workloads
 //	weft config show ...      print a fully resolved config
+//	weft version              print the version results record (also --version)
 //	weft help [COMMAND]       print usage
 //
 // The exit status is 0 on success whatever the simulated programs did, 1 for
 // bad input or an internal error (with a message on stderr) and 2 for an
-// unknown command or bad flags (with usage on stderr).
+// unknown command or bad flags (with the message and a hint naming the
+// help to read on stderr).
 package main
 
 import (
@@ -33,6 +35,7 @@ import (
 	"golang.org/x/term"
 
 	"weft/experiments"
+	"weft/internal/suggest"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -66,8 +69,18 @@ func commands() []command {
 		{"detect", "run detectors over a trace file, offline", cmdDetect},
 		{"list", "list the workloads in the registry", cmdList},
 		{"config", "show a fully resolved config, or list the presets", cmdConfig},
+		{"version", "print weft's version (module version, VCS revision, Go toolchain)", cmdVersion},
 		{"help", "print usage of weft or of one command", cmdHelp},
 	}
+}
+
+// commandNames lists the subcommands' names in usage order.
+func commandNames() []string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return names
 }
 
 // lookupCommand returns the named subcommand.
@@ -91,16 +104,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help":
 		printUsage(stdout)
 		return 0
+	case "-version", "--version":
+		return exitStatus(e, cmdVersion(e, args[1:]))
 	}
 	c, ok := lookupCommand(args[0])
 	if !ok {
 		if strings.HasPrefix(args[0], "-") {
-			fmt.Fprintf(stderr, "weft: flag %s before a command\n\n", args[0])
-		} else {
-			fmt.Fprintf(stderr, "weft: unknown command %q\n\n", args[0])
+			return exitStatus(e, usagef(topLevel{}, "flag %s before a command", args[0]))
 		}
-		printUsage(stderr)
-		return 2
+		msg := fmt.Sprintf("unknown command %q", args[0])
+		if near := suggest.Closest(args[0], commandNames()); len(near) > 0 {
+			msg += "; did you mean " + near[0] + "?"
+		}
+		return exitStatus(e, usagef(topLevel{}, "%s (commands: %s)", msg, strings.Join(commandNames(), ", ")))
 	}
 	return exitStatus(e, c.run(e, args[1:]))
 }
@@ -159,11 +175,11 @@ func cmdHelp(e env, args []string) error {
 		fmt.Fprint(e.stdout, "usage: weft help [COMMAND]\n\nPrints weft's usage, or the usage and flags of COMMAND.\n")
 		return nil
 	case len(args) > 1:
-		return usagef(printUsage, "help takes at most one command, got %q", strings.Join(args, " "))
+		return usagef(topLevel{}, "help takes at most one command, got %q", strings.Join(args, " "))
 	}
 	c, ok := lookupCommand(args[0])
 	if !ok {
-		return usagef(printUsage, "unknown command %q", args[0])
+		return usagef(topLevel{}, "unknown command %q", args[0])
 	}
 	if err := c.run(e, []string{"-h"}); err != nil && !errors.Is(err, errHelp) {
 		return err
@@ -174,18 +190,29 @@ func cmdHelp(e env, args []string) error {
 // errHelp is returned by a command that printed its usage because of -h.
 var errHelp = errors.New("help requested")
 
-// usageError is a bad command line: its message and the usage of the
-// command are printed on stderr, and weft exits with status 2.
+// usageError is a bad command line: weft prints its message and a hint
+// naming the help to read on stderr, and exits with status 2. The full
+// usage is not printed: it would bury the one line that matters.
 type usageError struct {
-	msg   string
-	usage func(io.Writer)
+	msg string
+	// help is the command that prints the relevant usage: "weft help run".
+	help string
 }
 
 func (u *usageError) Error() string { return u.msg }
 
-// usagef returns a usageError whose usage is printed by usage.
-func usagef(usage func(io.Writer), format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...), usage: usage}
+// helper is what a usage error's hint points to: a command's flags, or
+// weft's top-level usage.
+type helper interface{ helpCommand() string }
+
+// topLevel is weft's own usage, for errors before a command is known.
+type topLevel struct{}
+
+func (topLevel) helpCommand() string { return "weft help" }
+
+// usagef returns a usageError whose hint names h's help.
+func usagef(h helper, format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), help: h.helpCommand()}
 }
 
 // rawError is an error whose message is printed as it is, without the
@@ -203,10 +230,7 @@ func exitStatus(e env, err error) int {
 	case err == nil, errors.Is(err, errHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(e.stderr, "weft: %s\n\n", ue.msg)
-		if ue.usage != nil {
-			ue.usage(e.stderr)
-		}
+		fmt.Fprintf(e.stderr, "weft: %s\nrun '%s' for usage\n", ue.msg, ue.help)
 		return 2
 	case errors.As(err, &re):
 		fmt.Fprintln(e.stderr, strings.TrimRight(err.Error(), "\n"))

@@ -14,7 +14,9 @@ import (
 	"weft/configs"
 	"weft/core"
 	"weft/experiments"
+	"weft/internal/version"
 	"weft/isa"
+	"weft/results"
 	"weft/sim"
 	"weft/workloads"
 )
@@ -167,7 +169,7 @@ func TestRunSummary(t *testing.T) {
 	}
 	for _, want := range []string{
 		"workload  mysql-binlog   seed 3",
-		"outcome   " + outcomeText(r) + "\n",
+		"outcome   " + outcomeText(r, prog) + "\n",
 		fmt.Sprintf("cycles    %d\n", r.Cycles),
 		fmt.Sprintf("instrs    %d ", r.Instructions),
 		"L1 miss rate " + pct(stats(r)("l1_miss_rate")),
@@ -210,6 +212,43 @@ func TestRunSummary(t *testing.T) {
 	}
 	if !strings.Contains(batch, fmt.Sprintf("%d runs (seeds 1..%d)", runs, runs)) {
 		t.Errorf("batch summary lacks the seed range:\n%s", batch)
+	}
+}
+
+// An outcome names its PC, the source line and the instruction there:
+// "pc 29, line 71: fail ...", in one run's summary, in a batch's and in
+// trace -o's.
+func TestOutcomeNamesSourceLine(t *testing.T) {
+	cfg, prog := resolved(t, "mysql-binlog", 14)
+	r, err := sim.Run(cfg, prog, 14)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome == "pass" || r.OutcomePC < 0 {
+		t.Fatalf("seed 14 of mysql-binlog: %s at pc %d; the test wants a failing run", r.Outcome, r.OutcomePC)
+	}
+	pc := r.OutcomePC
+	line := prog.Instrs[pc].Line
+	where := fmt.Sprintf("thread %d at pc %d, line %d: %s", r.OutcomeThread, pc, line, prog.InstrText(pc))
+	src, err := workloads.Source("mysql-binlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Fields(strings.Split(string(src), "\n")[line-1])
+	if strings.Join(text, " ") == "" || !strings.Contains(strings.Join(text, " "), strings.Fields(prog.InstrText(pc))[0]) {
+		t.Errorf("line %d of the source is %q, not the instruction %q", line, text, prog.InstrText(pc))
+	}
+	out, _ := mustWeft(t, "run", "-w", "mysql-binlog", "--seed", "14")
+	if want := "outcome   " + r.Outcome + ": " + r.OutcomeMsg + "\n          " + where + "\n"; !strings.Contains(out, want) {
+		t.Errorf("summary lacks\n%s\ngot:\n%s", want, out)
+	}
+	out, _ = mustWeft(t, "run", "-w", "mysql-binlog", "--seed", "14", "--runs", "2")
+	if want := fmt.Sprintf("first at seed 14: %s: %s (%s)\n", r.Outcome, r.OutcomeMsg, where); !strings.Contains(out, want) {
+		t.Errorf("batch summary lacks %q:\n%s", want, out)
+	}
+	out, _ = mustWeft(t, "trace", "-w", "mysql-binlog", "--seed", "14", "-o", filepath.Join(t.TempDir(), "t.wtr"))
+	if !strings.Contains(out, "("+where+")") {
+		t.Errorf("trace -o lacks %q:\n%s", where, out)
 	}
 }
 
@@ -260,17 +299,23 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "-w", "msgpass", "-c", "nosuchpreset"}, 1, []string{`"nosuchpreset"`}},
 		{[]string{"run", "-w", "msgpass", "--set", "machine.cores=100"}, 1, []string{"machine.cores", "100"}},
 		{[]string{"run", "-w", "msgpass", "--set", "cache.l1.line_bytes=48"}, 1, []string{"cache.l1.line_bytes", "48"}},
-		{[]string{"run"}, 2, []string{"-w KERNEL", "usage: weft run"}},
+		{[]string{"run", "-w", "msgpass", "--set", "bus.snoop_cycles=4611686018427387904"}, 1, []string{"bus.snoop_cycles: must be at most 1000000000"}},
+		{[]string{"run", "-w", "msgpass", "--set", "memory.latency_cycles=4611686018427387904"}, 1, []string{"memory.latency_cycles: must be at most 1000000000"}},
+		{[]string{"run", "-w", "msgpass", "--set", "sim.seed=18446744073709551615"}, 1, []string{"sim.seed: ", "out of range"}},
+		{[]string{"run"}, 2, []string{"-w KERNEL", "run 'weft help run' for usage"}},
 		{[]string{"run", "-w", "msgpass", "-p", badAsm}, 2, []string{"not both"}},
 		{[]string{"run", "-w", "msgpass", "--runs", "0"}, 2, []string{"--runs"}},
 		{[]string{"run", "-w", "msgpass", "--seed", "9223372036854775807", "--runs", "2"}, 1, []string{"last seed must be at most 9223372036854775807"}},
 		{[]string{"run", "-w", "msgpass", "--seed", "x"}, 2, []string{"seed"}},
-		{[]string{"run", "-w", "msgpass", "--bogus"}, 2, []string{"bogus", "usage: weft run"}},
+		{[]string{"run", "-w", "msgpass", "--seed", "5", "--set", "sim.seed=3"}, 2, []string{"run: --seed 5 and --set sim.seed=3 both set the seed; give one of them"}},
+		{[]string{"trace", "-w", "msgpass", "--set", "sim.seed=3", "--seed", "5", "-o", "x.wtr"}, 2, []string{"trace: --seed 5 and --set sim.seed=3 both set the seed"}},
+		{[]string{"run", "-w", "msgpass", "--bogus"}, 2, []string{"weft: run: unknown flag --bogus\nrun 'weft help run' for usage\n"}},
+		{[]string{"run", "-w", "msgpass", "--sed", "3"}, 2, []string{"unknown flag --sed; did you mean --seed?"}},
 		{[]string{"run", "-w", "msgpass", "extra"}, 2, []string{`"extra"`}},
 		{[]string{"frobnicate"}, 2, []string{`unknown command "frobnicate"`, "commands:"}},
-		{[]string{"--bogus"}, 2, []string{"--bogus", "commands:"}},
+		{[]string{"--bogus"}, 2, []string{"--bogus", "run 'weft help' for usage"}},
 		{[]string{"help", "nosuch"}, 2, []string{`"nosuch"`}},
-		{[]string{"asm"}, 2, []string{"usage: weft asm"}},
+		{[]string{"asm"}, 2, []string{"run 'weft help asm' for usage"}},
 		{[]string{"asm", badAsm}, 1, []string{badAsm + ":3: "}},
 		{[]string{"asm", "/no/such/file.s"}, 1, []string{"/no/such/file.s"}},
 		{[]string{"trace", "-w", "msgpass"}, 2, []string{"-o FILE"}},
@@ -303,6 +348,11 @@ func TestBadInput(t *testing.T) {
 			if tc.code == 1 && strings.Count(strings.TrimSpace(stderr), "\n") > 0 && !strings.Contains(stderr, ".s:") {
 				t.Errorf("want a one-line message, got:\n%s", stderr)
 			}
+			// A bad command line is its one error and a hint, not the
+			// error buried under the whole usage.
+			if tc.code == 2 && (strings.Count(stderr, "\n") != 2 || !strings.HasSuffix(stderr, " for usage\n")) {
+				t.Errorf("want the error line and the help hint, got:\n%s", stderr)
+			}
 		})
 	}
 }
@@ -318,12 +368,31 @@ func TestAsm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != isa.Disassemble(want) {
-		t.Error("asm output is not the disassembly")
+	if out != isa.Listing(want) {
+		t.Error("asm output is not the listing")
 	}
-	// The disassembly assembles back to the same program.
+	// Every instruction has its PC and source line, and the line holds it.
+	lines := strings.Split(string(src), "\n")
+	for pc := range want.Instrs {
+		in := &want.Instrs[pc]
+		tag := fmt.Sprintf("# pc %d, line %d\n", pc, in.Line)
+		i := strings.Index(out, tag)
+		if i < 0 {
+			t.Errorf("asm output lacks %q", tag)
+			continue
+		}
+		listed := strings.Fields(out[strings.LastIndexByte(out[:i], '\n')+1 : i])
+		if source := strings.Fields(lines[in.Line-1]); len(listed) == 0 || !strings.Contains(strings.Join(source, " "), listed[0]) {
+			t.Errorf("pc %d is listed as %q, but line %d is %q", pc, listed, in.Line, source)
+		}
+	}
+	// The listing assembles back to the same program (its own lines aside).
 	again, _ := mustWeft(t, "asm", writeFile(t, "again.s", out))
-	if again != out {
+	back, err := isa.Assemble("again.s", []byte(again))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if isa.Disassemble(back) != isa.Disassemble(want) {
 		t.Errorf("asm does not round-trip:\nfirst:\n%s\nsecond:\n%s", out, again)
 	}
 	// Assembler errors are printed as the assembler gives them.
@@ -353,8 +422,8 @@ func TestTrace(t *testing.T) {
 		t.Fatalf("trace does not read back: %v", err)
 	}
 	cfg, prog := resolved(t, "mysql-binlog", 3)
-	if h.Seed != 3 || h.ProgramName != "mysql-binlog" || h.Config != cfg.TOML() || h.Program != isa.Disassemble(prog) {
-		t.Errorf("header: seed %d, name %q, config/program match %v/%v", h.Seed, h.ProgramName, h.Config == cfg.TOML(), h.Program == isa.Disassemble(prog))
+	if h.Seed != 3 || h.ProgramName != "mysql-binlog" || h.Config != cfg.TOML() || h.Program != isa.Listing(prog) {
+		t.Errorf("header: seed %d, name %q, config/program match %v/%v", h.Seed, h.ProgramName, h.Config == cfg.TOML(), h.Program == isa.Listing(prog))
 	}
 	if !strings.HasPrefix(out, fmt.Sprintf("wrote %d events to %s", len(events), path)) {
 		t.Errorf("summary %q does not give %d events", out, len(events))
@@ -390,6 +459,29 @@ func TestTrace(t *testing.T) {
 	}
 	if !strings.Contains(all, fmt.Sprintf("# %d of %d events shown", len(events), len(events))) {
 		t.Error("--text lacks the event count")
+	}
+	// Addresses are shown as symbol+offset too.
+	named := 0
+	for i, l := range lines {
+		e := events[i]
+		want := "-"
+		if e.Addr != 0 {
+			if sym, ok := prog.SymbolAt(e.Addr); ok {
+				want = sym
+				named++
+			}
+		}
+		if l[6] != want {
+			t.Fatalf("line %d = %v: symbol %q, want %q", i, l, l[6], want)
+		}
+	}
+	if named == 0 {
+		t.Error("no address was named by its symbol")
+	}
+	// --header gives the program with PCs and source lines.
+	head, _ := mustWeft(t, "trace", "--text", path, "--header", "--kind", "RunEnd")
+	if !strings.Contains(head, "#   main:\n") || !regexp.MustCompile(`(?m)^#\s+spawn\s.*# pc 0, line \d+$`).MatchString(head) {
+		t.Errorf("--header lacks the program with PCs and lines:\n%s", head)
 	}
 
 	// Filters: flags after the file, kinds in any case.
@@ -437,6 +529,17 @@ func TestTrace(t *testing.T) {
 		if !(l[1] == "Write" && l[5] == hex || l[1] == "Fill" && l[5] == line) {
 			t.Errorf("--addr %#x --kind Write,Fill printed %v", addr, l)
 		}
+	}
+}
+
+// Heap addresses are named heap+offset from the first heap word.
+func TestTraceHeapSymbols(t *testing.T) {
+	prog := writeFile(t, "h.s", ".data\nx: .word 1\n.text\nmain: alloc r1, 4\n st r1, [r1+8]\n st r1, x\n exit\n")
+	path := filepath.Join(t.TempDir(), "h.wtr")
+	mustWeft(t, "trace", "-p", prog, "-o", path)
+	out, _ := mustWeft(t, "trace", "--text", path, "--kind", "Write")
+	if !regexp.MustCompile(`(?m) Write .* heap\+8 `).MatchString(out) || !regexp.MustCompile(`(?m) Write .* x `).MatchString(out) {
+		t.Errorf("writes to the heap and to x are not named:\n%s", out)
 	}
 }
 
@@ -578,7 +681,7 @@ func TestDefaultExperiment(t *testing.T) {
 			}
 			cycles += float64(r.Cycles)
 		}
-		re := fmt.Sprintf(`(?m)^%s +%s +%d +2 +%.1f `, regexp.QuoteMeta(w.Name), regexp.QuoteMeta(w.Class), cfg.Machine.Cores, cycles/2)
+		re := fmt.Sprintf(`(?m)^%s +%s +%d +2 +%s `, regexp.QuoteMeta(w.Name), regexp.QuoteMeta(w.Class), cfg.Machine.Cores, regexp.QuoteMeta(results.FormatReadable(cycles/2)))
 		if !regexp.MustCompile(re).MatchString(out.String()) {
 			t.Errorf("summary table lacks a row matching %s:\n%s", re, out.String())
 		}
@@ -653,6 +756,40 @@ func TestPlural(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// Every result, report and sweep names the weft that made it.
+func TestVersionRecorded(t *testing.T) {
+	v := version.String()
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, _ := mustWeft(t, args...)
+		if !strings.HasPrefix(out, "weft "+v+"\n") || !strings.Contains(out, "built with go") {
+			t.Errorf("weft %s:\n%s", args[0], out)
+		}
+	}
+	out, _ := mustWeft(t, "run", "-w", "msgpass", "--json")
+	if !strings.HasSuffix(out, `,"weft_version":"`+v+"\"}\n") {
+		t.Errorf("run JSON lacks the version: %s", out)
+	}
+	dir := t.TempDir()
+	mustWeft(t, "run", "-w", "msgpass", "--out", dir)
+	if cfg := string(fileBytes(t, filepath.Join(dir, "config.toml"))); !strings.HasPrefix(cfg, "# config hash ") || !strings.Contains(strings.SplitN(cfg, "\n", 2)[0], "weft "+v+":") {
+		t.Errorf("config.toml does not name the version:\n%.200s", cfg)
+	}
+	sweep := filepath.Join(t.TempDir(), "sw")
+	mustWeft(t, "sweep", writeFile(t, "one.toml", "[[workload]]\nname = \"counter-race\"\n"), "--out", sweep, "--quiet")
+	for _, f := range []string{"report.md", "sweep.md", "sweep.json", "runs.jsonl"} {
+		if !strings.Contains(string(fileBytes(t, filepath.Join(sweep, f))), v) {
+			t.Errorf("sweep %s does not name weft %s", f, v)
+		}
+	}
+	rep := t.TempDir()
+	mustWeft(t, "reproduce", "bugaboo-table5", "--seeds", "1", "--out", rep, "--quiet")
+	for _, f := range []string{"bugaboo-table5.md", "bugaboo-table5/table5.json", "bugaboo-table5/table5.md"} {
+		if !strings.Contains(string(fileBytes(t, filepath.Join(rep, f))), "Made by weft "+v) {
+			t.Errorf("%s does not name weft %s", f, v)
 		}
 	}
 }

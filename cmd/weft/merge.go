@@ -31,10 +31,10 @@ leaves out the points without runs.`)
 		return err
 	}
 	if len(pos) == 0 {
-		return usagef(fs.shortUsage, "merge: want at least one sweep directory")
+		return usagef(fs, "merge: want at least one sweep directory")
 	}
 	if *out == "" {
-		return usagef(fs.shortUsage, "merge: --out DIR is required")
+		return usagef(fs, "merge: --out DIR is required")
 	}
 	plan, st, err := sim.MergeSweeps(pos, *out, *partial)
 	if err != nil {

@@ -30,7 +30,7 @@ them.`)
 	}
 	if *list {
 		if len(pos) > 0 {
-			return usagef(fs.shortUsage, "reproduce: --list takes no experiment name")
+			return usagef(fs, "reproduce: --list takes no experiment name")
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tPAPER\tTITLE")
@@ -44,10 +44,10 @@ them.`)
 		return tw.Flush()
 	}
 	if len(pos) != 1 {
-		return usagef(fs.shortUsage, "reproduce: give one experiment name, all, or --list")
+		return usagef(fs, "reproduce: give one experiment name, all, or --list")
 	}
 	if *seeds < 0 || *workers < 0 {
-		return usagef(fs.shortUsage, "reproduce: --seeds and --workers must not be negative")
+		return usagef(fs, "reproduce: --seeds and --workers must not be negative")
 	}
 	var todo []experiments.Experiment
 	if pos[0] == "all" {

@@ -8,10 +8,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"time"
 
 	"weft/internal/atomicfile"
+	"weft/internal/version"
 
 	"weft/configs"
 	"weft/isa"
@@ -42,7 +42,8 @@ detectors that learn across runs (avio) learned from the batch. With
 of a run.
 
 --out DIR also writes DIR/runs.jsonl (the JSON lines), DIR/config.toml (the
-resolved config) and DIR/program.s (the program's disassembly).
+resolved config) and DIR/program.s (the program's disassembly, each
+instruction with its PC and source line).
 
 The exit status is 0 whatever the programs' outcomes.`)
 	var t targetFlags
@@ -59,13 +60,13 @@ The exit status is 0 whatever the programs' outcomes.`)
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef(fs.shortUsage, "run: unexpected argument %q (programs are given with -w KERNEL or -p FILE.s)", pos[0])
+		return usagef(fs, "run: unexpected argument %q (programs are given with -w KERNEL or -p FILE.s)", pos[0])
 	}
 	if *runs < 1 {
-		return usagef(fs.shortUsage, "run: --runs must be at least 1, got %d", *runs)
+		return usagef(fs, "run: --runs must be at least 1, got %d", *runs)
 	}
 	if *workers < 0 {
-		return usagef(fs.shortUsage, "run: --workers must be at least 0, got %d", *workers)
+		return usagef(fs, "run: --workers must be at least 0, got %d", *workers)
 	}
 	tg, err := t.resolve(fs)
 	if err != nil {
@@ -111,7 +112,7 @@ The exit status is 0 whatever the programs' outcomes.`)
 	if len(results) == 1 {
 		printRun(e.stdout, tg, results[0])
 	} else {
-		printBatch(e.stdout, &t, results)
+		printBatch(e.stdout, &t, tg.prog, results)
 	}
 	if det.set {
 		printFindings(e.stdout, det.infos, results)
@@ -145,7 +146,7 @@ func writeOutDir(dir string, cfg configs.Config, prog *isa.Program, lines []byte
 	}{
 		{"runs.jsonl", lines},
 		{"config.toml", []byte(configText(cfg, "resolved config of the runs in runs.jsonl"))},
-		{"program.s", []byte(isa.Disassemble(prog))},
+		{"program.s", []byte(isa.Listing(prog))},
 	}
 	for _, f := range files {
 		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.data); err != nil {
@@ -158,26 +159,7 @@ func writeOutDir(dir string, cfg configs.Config, prog *isa.Program, lines []byte
 // configText is cfg as TOML under a comment line giving its hash, the weft
 // version and what it is.
 func configText(cfg configs.Config, what string) string {
-	return fmt.Sprintf("# config hash %s, weft %s: %s\n%s", cfg.Hash(), version(), what, cfg.TOML())
-}
-
-// version is weft's module version as the Go toolchain recorded it, with
-// the VCS revision when known.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
+	return fmt.Sprintf("# config hash %s, weft %s: %s\n%s", cfg.Hash(), version.String(), what, cfg.TOML())
 }
 
 // printHost prints the host-speed line of a batch.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"weft/isa"
+	"weft/results"
 	"weft/sim"
 )
 
@@ -15,9 +17,16 @@ import (
 func printRun(w io.Writer, tg target, r sim.Result) {
 	st := stats(r)
 	fmt.Fprintf(w, "workload  %s   seed %d   %s   config %s\n", r.Workload, r.Seed, plural(r.Cores, "core"), r.ConfigHash)
-	fmt.Fprintf(w, "outcome   %s\n", outcomeText(r))
+	outcome := r.Outcome
+	if r.OutcomeMsg != "" {
+		outcome += ": " + r.OutcomeMsg
+	}
+	fmt.Fprintf(w, "outcome   %s\n", outcome)
+	if where := outcomeWhere(r, tg.prog); where != "" {
+		fmt.Fprintf(w, "          %s\n", where)
+	}
 	fmt.Fprintf(w, "cycles    %d\n", r.Cycles)
-	ipc := fmt.Sprintf("IPC %.3f", runIPC(r))
+	ipc := "IPC " + results.FormatReadable(runIPC(r))
 	if roi := uint64(st("roi_cycles")); roi != r.Cycles && st("instructions") > 0 {
 		ipc += " over " + plural(roi, "ROI cycle")
 	}
@@ -79,7 +88,7 @@ func printBreakdown(w io.Writer, b []sim.CoreTime) {
 // printBatch prints the readable summary of a batch: the outcome
 // distribution, with the first seed of each outcome other than pass and a
 // command that reproduces it, then cycle and instruction statistics.
-func printBatch(w io.Writer, t *targetFlags, rs []sim.Result) {
+func printBatch(w io.Writer, t *targetFlags, prog *isa.Program, rs []sim.Result) {
 	first, last := rs[0].Seed, rs[len(rs)-1].Seed
 	fmt.Fprintf(w, "workload  %s   %d runs (seeds %d..%d)   %s   config %s\n",
 		rs[0].Workload, len(rs), first, last, plural(rs[0].Cores, "core"), rs[0].ConfigHash)
@@ -89,7 +98,7 @@ func printBatch(w io.Writer, t *targetFlags, rs []sim.Result) {
 		fmt.Fprintf(tw, "  %s\t%d\t%s", g.name, g.count, pct(ratio(float64(g.count), float64(len(rs)))))
 		if g.name != "pass" {
 			r := rs[g.first]
-			fmt.Fprintf(tw, "\tfirst at seed %d: %s", r.Seed, outcomeText(r))
+			fmt.Fprintf(tw, "\tfirst at seed %d: %s", r.Seed, outcomeText(r, prog))
 		}
 		fmt.Fprintln(tw)
 	}
@@ -106,17 +115,16 @@ func printBatch(w io.Writer, t *targetFlags, rs []sim.Result) {
 		mean, lo, hi := summarize(rs, f)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, format(mean), format(lo), format(hi))
 	}
-	num := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
-	whole := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	num := results.FormatReadable
 	row("cycles", func(r sim.Result) float64 { return float64(r.Cycles) }, num)
 	row("instructions", func(r sim.Result) float64 { return float64(r.Instructions) }, num)
-	row("IPC", runIPC, func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) })
+	row("IPC", runIPC, num)
 	row("L1 miss rate", func(r sim.Result) float64 { return stats(r)("l1_miss_rate") }, pct)
 	row("bus utilisation", func(r sim.Result) float64 { return stats(r)("bus_utilization") }, pct)
 	row("L1 misses", func(r sim.Result) float64 {
 		st := stats(r)
 		return st("l1_read_misses") + st("l1_write_misses") + st("l1_upgrade_misses")
-	}, whole)
+	}, num)
 	tw.Flush()
 }
 
@@ -138,27 +146,46 @@ func groupOutcomes(rs []sim.Result) []outcomeGroup {
 	return gs
 }
 
-// outcomeText describes a run's outcome: its kind, then the PC, thread and
-// message where they are known.
-func outcomeText(r sim.Result) string {
-	if r.Outcome == "pass" {
-		return r.Outcome
-	}
-	var parts []string
-	if r.OutcomePC >= 0 {
-		parts = append(parts, fmt.Sprintf("pc %d", r.OutcomePC))
-	}
-	if r.OutcomeThread >= 0 {
-		parts = append(parts, fmt.Sprintf("thread %d", r.OutcomeThread))
-	}
+// outcomeText describes a run's outcome on one line: its kind and
+// message, then where it happened when known:
+// "error: binlog entry skipped (thread 2 at pc 29, line 41: st r0, log_type)".
+func outcomeText(r sim.Result, prog *isa.Program) string {
 	s := r.Outcome
-	if len(parts) > 0 {
-		s += " at " + strings.Join(parts, ", ")
-	}
 	if r.OutcomeMsg != "" {
 		s += ": " + r.OutcomeMsg
 	}
+	if where := outcomeWhere(r, prog); where != "" {
+		s += " (" + where + ")"
+	}
 	return s
+}
+
+// outcomeWhere says where a run's outcome happened: the thread and the
+// instruction ("thread 2 at pc 29, line 41: st r0, log_type"), or "" for
+// an outcome of the whole run (a pass, wrong outputs).
+func outcomeWhere(r sim.Result, prog *isa.Program) string {
+	var parts []string
+	if r.OutcomeThread >= 0 {
+		parts = append(parts, fmt.Sprintf("thread %d", r.OutcomeThread))
+	}
+	if r.OutcomePC >= 0 {
+		parts = append(parts, "at "+pcText(prog, r.OutcomePC))
+	}
+	return strings.Join(parts, " ")
+}
+
+// pcText names the instruction at pc with its source line and text:
+// "pc 29, line 41: st r0, log_type" ("pc 29: …" for a built program, which
+// has no lines).
+func pcText(prog *isa.Program, pc int32) string {
+	s := fmt.Sprintf("pc %d", pc)
+	if prog == nil || pc < 0 || int(pc) >= len(prog.Instrs) {
+		return s
+	}
+	if line := prog.Instrs[pc].Line; line > 0 {
+		s += fmt.Sprintf(", line %d", line)
+	}
+	return s + ": " + prog.InstrText(pc)
 }
 
 // runIPC is the run's IPC: instructions per cycle of the region of

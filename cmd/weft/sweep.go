@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"weft/experiments"
+	"weft/results"
 	"weft/sim"
 )
 
@@ -53,15 +54,15 @@ weft merge.`)
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef(fs.shortUsage, "sweep: want one sweep FILE, got %d arguments", len(pos))
+		return usagef(fs, "sweep: want one sweep FILE, got %d arguments", len(pos))
 	}
 	if *workers < 0 {
-		return usagef(fs.shortUsage, "sweep: --workers must be at least 0, got %d", *workers)
+		return usagef(fs, "sweep: --workers must be at least 0, got %d", *workers)
 	}
 	shard, shards := 0, 1
 	if *shardText != "" {
 		if shard, shards, err = parseShard(*shardText); err != nil {
-			return usagef(fs.shortUsage, "sweep: --shard %s: %v", *shardText, err)
+			return usagef(fs, "sweep: --shard %s: %v", *shardText, err)
 		}
 	}
 	file := pos[0]
@@ -110,7 +111,9 @@ weft merge.`)
 	}
 	fmt.Fprintf(e.stdout, "%s %s (%d already done", what, plural(st.Computed, "run"), st.Resumed)
 	if st.Repaired {
-		fmt.Fprint(e.stdout, "; a half-written line from an interrupted run was cut and redone")
+		// The cut line's run, if it was one, is among the runs just run;
+		// it may also have been a duplicate of a finished run.
+		fmt.Fprint(e.stdout, "; cut a half-written last line left by an interrupted write")
 	}
 	fmt.Fprintf(e.stdout, ") in %s on %s\n", host.Round(time.Millisecond), plural(min(nworkers, max(st.Computed, 1)), "worker"))
 	if !st.Complete {
@@ -131,23 +134,40 @@ func sweepReport(e env, plan *sim.SweepPlan, dir, command string) error {
 	if err != nil {
 		return err
 	}
-	printSweepTable(e.stdout, plan, rep)
+	if err := printSweepTable(e.stdout, plan, rep); err != nil {
+		return err
+	}
 	fmt.Fprintf(e.stdout, "\nwrote %s: runs.jsonl, sweep.csv/.md/.json, %s in plots/, report.md\n", dir, plural(len(rep.Plots), "plot"))
 	return nil
 }
 
 // printSweepTable prints the headline columns of the report's per-point
-// table.
-func printSweepTable(w io.Writer, plan *sim.SweepPlan, rep *experiments.SweepReport) {
+// table: the axis values, the workload, each headline metric's mean (the
+// first one's 95% interval too) and the outcomes. Numbers are printed as
+// sweep.md prints them (results.FormatReadable). A column the table lacks
+// is an internal error, never a blank column.
+func printSweepTable(w io.Writer, plan *sim.SweepPlan, rep *experiments.SweepReport) error {
 	t := rep.Table
 	cols := []string{"point"}
 	for _, a := range plan.Sweep.Axes {
 		cols = append(cols, a.Key)
 	}
-	cols = append(cols, "workload", "cycles_mean", "cycles_ci95", "ipc_mean", "l1_miss_rate_mean", "bus_utilization_mean")
-	head := append([]string{}, cols...)
-	for i, c := range head {
-		head[i] = strings.TrimSuffix(c, "_mean")
+	cols = append(cols, "workload")
+	for i, m := range rep.Metrics {
+		cols = append(cols, m+"_mean")
+		if i == 0 {
+			cols = append(cols, m+"_ci95")
+		}
+	}
+	idx := make([]int, len(cols))
+	head := make([]string, len(cols))
+	for k, c := range cols {
+		i, ok := t.Column(c)
+		if !ok {
+			return fmt.Errorf("internal error: the sweep table has no column %q (columns: %s)", c, strings.Join(t.Columns, ", "))
+		}
+		idx[k] = i
+		head[k] = strings.TrimSuffix(c, "_mean")
 	}
 	head = append(head, "outcomes")
 	fmt.Fprintln(w)
@@ -155,13 +175,15 @@ func printSweepTable(w io.Writer, plan *sim.SweepPlan, rep *experiments.SweepRep
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, row := range t.Rows {
 		var cells []string
-		for _, c := range cols {
-			i, ok := t.Column(c)
-			if !ok {
-				cells = append(cells, "")
-				continue
+		for k, c := range cols {
+			cell := results.FormatCell(row[idx[k]])
+			if x, ok := row[idx[k]].(float64); ok {
+				cell = results.FormatReadable(x)
 			}
-			cells = append(cells, formatSweepCell(c, row[i]))
+			if strings.HasSuffix(c, "_ci95") {
+				cell = "±" + cell
+			}
+			cells = append(cells, cell)
 		}
 		var outs []string
 		for _, o := range []string{"pass", "wrong_output", "hang", "error", "assert", "crash"} {
@@ -174,27 +196,7 @@ func printSweepTable(w io.Writer, plan *sim.SweepPlan, rep *experiments.SweepRep
 		cells = append(cells, strings.Join(outs, ", "))
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
-	tw.Flush()
-}
-
-// formatSweepCell prints one cell of the summary: rates as percentages,
-// cycles whole, IPC to three places.
-func formatSweepCell(col string, v any) string {
-	x, ok := v.(float64)
-	if !ok {
-		return fmt.Sprint(v)
-	}
-	switch col {
-	case "cycles_mean":
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	case "cycles_ci95":
-		return "±" + strconv.FormatFloat(x, 'f', 0, 64)
-	case "ipc_mean":
-		return strconv.FormatFloat(x, 'f', 3, 64)
-	case "l1_miss_rate_mean", "bus_utilization_mean":
-		return pct(x)
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
+	return tw.Flush()
 }
 
 // parseShard parses "I/N" with 0 ≤ I < N.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"weft/results"
 )
 
 // cliSweep is a small sweep for the command-line tests: 2 × 2 points × 2 runs.
@@ -24,6 +26,70 @@ params = { ops_per_thread = 300 }
 [[workload]]
 name = "counter-race"
 `
+
+// checkSweepConsole checks the per-point table a sweep or merge printed
+// against the sweep.csv it wrote: one row per point, no blank cell, and
+// every headline mean printed as sweep.md prints it.
+func checkSweepConsole(t *testing.T, out, dir string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	csv, err := results.ReadCSV("sweep", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out, "\n")
+	start := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "point ") {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		t.Fatalf("no per-point table in:\n%s", out)
+	}
+	head := strings.Fields(lines[start])
+	if head[len(head)-1] != "outcomes" {
+		t.Fatalf("header %q", head)
+	}
+	for _, want := range []string{"roi_cycles", "roi_cycles_ci95", "ipc", "l1_miss_rate", "bus_utilization"} {
+		if !strings.Contains(lines[start], want) {
+			t.Errorf("header lacks %s: %s", want, lines[start])
+		}
+	}
+	for r, row := range csv.Rows {
+		line := lines[start+1+r]
+		cells := strings.Fields(line)
+		if len(cells) < len(head) {
+			t.Errorf("row %d has %d cells for %d columns (a blank column?): %q", r, len(cells), len(head), line)
+			continue
+		}
+		for k, name := range head[:len(head)-1] {
+			col := name
+			if i, ok := csv.Column(name + "_mean"); ok {
+				col = csv.Columns[i]
+			}
+			i, ok := csv.Column(col)
+			if !ok {
+				t.Fatalf("sweep.csv has no column %s", col)
+			}
+			want := results.FormatCell(row[i])
+			if x, ok := row[i].(float64); ok {
+				want = results.FormatReadable(x)
+			}
+			if strings.HasSuffix(col, "_ci95") {
+				want = "±" + want
+			}
+			if cells[k] != want {
+				t.Errorf("row %d column %s: console %q, sweep.csv %q", r, name, cells[k], want)
+			}
+		}
+	}
+}
 
 // fileBytes returns the contents of path.
 func fileBytes(t *testing.T, path string) []byte {
@@ -57,6 +123,7 @@ func TestSweepCommand(t *testing.T) {
 			t.Errorf("%s is empty", f)
 		}
 	}
+	checkSweepConsole(t, out, dir)
 	if rep := string(fileBytes(t, filepath.Join(dir, "report.md"))); !strings.Contains(rep, "weft sweep "+file+" --out "+dir+" --quiet") {
 		t.Errorf("report.md does not give the command:\n%s", rep)
 	}
@@ -73,6 +140,22 @@ func TestSweepCommand(t *testing.T) {
 	out, _ = mustWeft(t, "sweep", filepath.Join(dir, "sweep.toml"), "--quiet")
 	if !strings.Contains(out, "ran 0 runs (8 already done)") {
 		t.Errorf("resume from DIR/sweep.toml: %s", out)
+	}
+
+	// A half-written last line (here a duplicate of a finished run) is cut;
+	// nothing claims its run was redone when none was.
+	f, err := os.OpenFile(filepath.Join(dir, "runs.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"point":0,"run":1,"axes":{`)
+	f.Close()
+	out, _ = mustWeft(t, "sweep", file, "--out", dir, "--quiet")
+	if !strings.Contains(out, "ran 0 runs (8 already done; cut a half-written last line left by an interrupted write)") || strings.Contains(out, "redone") {
+		t.Errorf("torn line: %s", out)
+	}
+	if !bytes.Equal(fileBytes(t, filepath.Join(dir, "runs.jsonl")), runs) {
+		t.Error("cutting the torn line changed runs.jsonl")
 	}
 
 	// A different sweep is refused.
@@ -153,6 +236,7 @@ func TestSweepShardMergeCommand(t *testing.T) {
 	if !strings.Contains(out, "8 of 8 runs") {
 		t.Errorf("merge: %s", out)
 	}
+	checkSweepConsole(t, out, merged)
 	if !bytes.Equal(fileBytes(t, filepath.Join(merged, "runs.jsonl")), fileBytes(t, filepath.Join(whole, "runs.jsonl"))) {
 		t.Error("merged shards differ from the whole sweep")
 	}
@@ -176,6 +260,7 @@ func TestExampleSweepEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "24 points × 2 runs = 48 runs") {
 		t.Errorf("stdout:\n%s", out)
 	}
+	checkSweepConsole(t, out, dir)
 	for _, axis := range []string{"bus.c2c_cycles", "memory.latency_cycles"} {
 		for _, m := range []string{"roi_cycles", "ipc", "l1_miss_rate", "bus_utilization"} {
 			for _, ext := range []string{".png", ".svg"} {

@@ -32,7 +32,7 @@ func (t *targetFlags) add(fs *flagSet) {
 	fs.StringVar(&t.workload, "workload", "", "run the registry workload `KERNEL` (see weft list)")
 	fs.StringVar(&t.program, "p", "", "run the assembly program in `FILE.s`")
 	fs.StringVar(&t.program, "program", "", "run the assembly program in `FILE.s`")
-	fs.Var(&t.seed, "seed", "base `SEED` (default: the config's sim.seed); same as --set sim.seed=SEED")
+	fs.Var(&t.seed, "seed", "base `SEED` (default: the config's sim.seed); same as --set sim.seed=SEED (giving both is an error)")
 	fs.Var(&t.sets, "set", "override a config key, e.g. --set cache.l1.size_bytes=65536 (`KEY=VALUE`, repeatable, applied in order)")
 }
 
@@ -50,9 +50,16 @@ type target struct {
 func (t *targetFlags) resolve(fs *flagSet) (target, error) {
 	switch {
 	case t.workload == "" && t.program == "":
-		return target{}, usagef(fs.shortUsage, "%s: give a workload with -w KERNEL or a program with -p FILE.s", fs.Name())
+		return target{}, usagef(fs, "%s: give a workload with -w KERNEL or a program with -p FILE.s", fs.Name())
 	case t.workload != "" && t.program != "":
-		return target{}, usagef(fs.shortUsage, "%s: give -w or -p, not both", fs.Name())
+		return target{}, usagef(fs, "%s: give -w or -p, not both", fs.Name())
+	}
+	if t.seed.set {
+		for _, set := range t.sets {
+			if k, _, _ := strings.Cut(set, "="); strings.TrimSpace(k) == "sim.seed" {
+				return target{}, usagef(fs, "%s: --seed %d and --set %s both set the seed; give one of them", fs.Name(), t.seed.v, set)
+			}
+		}
 	}
 	cfg, err := resolveConfig(t.config, t.sets)
 	if err != nil {

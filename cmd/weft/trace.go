@@ -14,6 +14,7 @@ import (
 
 	"weft/configs"
 	"weft/core"
+	"weft/cpu"
 	"weft/isa"
 	"weft/sim"
 )
@@ -24,18 +25,24 @@ func cmdTrace(e env, args []string) error {
 		"weft trace [-c PRESET|FILE] (-w KERNEL | -p FILE.s) [--seed N] [--set KEY=VALUE]... [--kind KIND,...] -o FILE\n"+
 			"       weft trace --text FILE [--kind KIND,...] [--thread N] [--addr ADDR] [--header]",
 		`The first form runs the program once with every event kind recorded (or
-only those --kind names) and writes the trace to FILE. The trace's header holds the program (as
-disassembly), the resolved config and the seed. The file appears only when
-the run and the write succeed.
+only those --kind names) and writes the trace to FILE. The trace's header
+holds the program (its disassembly, each instruction with its PC and source
+line), the resolved config, the seed and the kinds recorded. The file
+appears only when the run and the write succeed.
 
 The second form prints a trace's events one a line: cycle, kind, core,
-thread, PC, address (hex), value, then the kind's flags and its extra
+thread, PC, address (hex), the address as symbol+offset (a data symbol of
+the program, or heap+offset), value, then the kind's flags and its extra
 words and list, each labelled as the event contract names it (e.g.
-gen=3 n=4 for a BarrierArrive; see "Event contract" in the README). A "-"
-is an absent core, thread, PC or address. Filters
-combine: --kind keeps the named kinds, --thread one thread, --addr the
-accesses to that word and the coherence events (bus transactions, snoops,
-fills, evictions) on the cache line holding it. A corrupt or
+gen=3 n=4 for a BarrierArrive; "Event contract" in the README says what
+every field of every kind means). A "-" is an absent core, thread, PC,
+address or symbol. --header also prints the program with every
+instruction's PC and source line, to map the PC column back to the source,
+and the config.
+
+Filters combine: --kind keeps the named kinds, --thread one thread, --addr
+the accesses to that word and the coherence events (bus transactions,
+snoops, fills, evictions) on the cache line holding it. A corrupt or
 truncated file is an error (exit status 1) after the events before it.`)
 	var t targetFlags
 	t.add(fs)
@@ -65,25 +72,25 @@ truncated file is an error (exit status 1) after the events before it.`)
 				if len(name) == 1 {
 					dash = "-"
 				}
-				return usagef(fs.shortUsage, "trace: %s%s does not go with --text", dash, name)
+				return usagef(fs, "trace: %s%s does not go with --text", dash, name)
 			}
 		}
 		if len(pos) != 1 {
-			return usagef(fs.shortUsage, "trace --text: want one trace FILE, got %d arguments", len(pos))
+			return usagef(fs, "trace --text: want one trace FILE, got %d arguments", len(pos))
 		}
 		f := traceFilter{kinds: kinds.mask, thread: thread, addr: addr}
 		return printTrace(e.stdout, pos[0], f, *header)
 	}
 	for _, name := range []string{"thread", "addr", "header"} {
 		if given[name] {
-			return usagef(fs.shortUsage, "trace: --%s goes only with --text", name)
+			return usagef(fs, "trace: --%s goes only with --text", name)
 		}
 	}
 	if len(pos) > 0 {
-		return usagef(fs.shortUsage, "trace: unexpected argument %q (did you mean --text %s?)", pos[0], pos[0])
+		return usagef(fs, "trace: unexpected argument %q (did you mean --text %s?)", pos[0], pos[0])
 	}
 	if out == "" {
-		return usagef(fs.shortUsage, "trace: give the output file with -o FILE")
+		return usagef(fs, "trace: give the output file with -o FILE")
 	}
 	tg, err := t.resolve(fs)
 	if err != nil {
@@ -97,7 +104,7 @@ truncated file is an error (exit status 1) after the events before it.`)
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %s to %s: %s seed %d, %s, %s, %s\n",
-		plural(n, "event"), out, r.Workload, r.Seed, outcomeText(r), plural(r.Cycles, "cycle"), plural(r.Instructions, "instruction"))
+		plural(n, "event"), out, r.Workload, r.Seed, outcomeText(r, tg.prog), plural(r.Cycles, "cycle"), plural(r.Instructions, "instruction"))
 	return nil
 }
 
@@ -120,7 +127,7 @@ func writeTrace(tg target, path string, mask core.KindMask) (n uint64, r sim.Res
 	}()
 	tw, err := core.NewTraceWriter(tmp, core.TraceHeader{
 		Version:     core.TraceVersion,
-		Program:     isa.Disassemble(tg.prog),
+		Program:     isa.Listing(tg.prog),
 		ProgramName: tg.prog.Name,
 		Config:      tg.cfg.TOML(),
 		Seed:        tg.cfg.Sim.Seed,
@@ -194,19 +201,27 @@ func printTrace(w io.Writer, path string, f traceFilter, header bool) error {
 	defer bw.Flush()
 
 	f.lineMask = ^uint64(63)
+	lineBytes := 64
 	desc := fmt.Sprintf("# weft trace v%d: program %s, seed %d", h.Version, h.ProgramName, h.Seed)
 	if cfg, err := configs.Parse(path+" (header config)", []byte(h.Config)); err == nil {
-		f.lineMask = ^uint64(cfg.Cache.L1.LineBytes - 1)
+		lineBytes = cfg.Cache.L1.LineBytes
+		f.lineMask = ^uint64(lineBytes - 1)
 		desc += fmt.Sprintf(", %d cores, config %s", cfg.Machine.Cores, cfg.Hash())
 	} else {
 		desc += " (its config does not parse: " + err.Error() + ")"
+	}
+	syms := symbolizer{}
+	if prog, err := isa.Assemble(h.ProgramName+".s", []byte(h.Program)); err == nil {
+		syms = symbolizer{prog: prog, heap: cpu.HeapBase(prog, lineBytes)}
+	} else {
+		desc += " (its program does not assemble, so addresses have no symbols)"
 	}
 	fmt.Fprintln(bw, desc)
 	if header {
 		fmt.Fprint(bw, commentLines("program", h.Program))
 		fmt.Fprint(bw, commentLines("config", h.Config))
 	}
-	fmt.Fprintf(bw, "# %10s  %-13s %4s %6s %5s  %-12s %8s %s\n", "cycle", "kind", "core", "thread", "pc", "addr", "value", "extra")
+	fmt.Fprintf(bw, "# %10s  %-13s %4s %6s %5s  %-12s %-16s %8s %s\n", "cycle", "kind", "core", "thread", "pc", "addr", "symbol", "value", "extra")
 
 	var ev core.Event
 	var total, shown uint64
@@ -224,7 +239,7 @@ func printTrace(w io.Writer, path string, f traceFilter, header bool) error {
 			continue
 		}
 		shown++
-		bw.Write(appendEvent(nil, &ev))
+		bw.Write(appendEvent(nil, &ev, syms.name))
 	}
 	fmt.Fprintf(bw, "# %d of %s shown\n", shown, plural(total, "event"))
 	return bw.Flush()
@@ -240,19 +255,45 @@ func commentLines(name, text string) string {
 	return b.String()
 }
 
-// appendEvent appends ev as one readable line.
-func appendEvent(b []byte, ev *core.Event) []byte {
+// symbolizer names the addresses of a trace's program.
+type symbolizer struct {
+	prog *isa.Program // nil: no symbols
+	heap uint64       // the first heap address
+}
+
+// name spells address a as symbol+offset: a data symbol of the program,
+// heap+offset from the first heap word, or "-" when a is neither (the
+// null page, or a trace whose program did not assemble).
+func (s symbolizer) name(a uint64) string {
+	switch {
+	case s.prog == nil:
+	case a >= s.heap:
+		if a == s.heap {
+			return "heap"
+		}
+		return "heap+" + strconv.FormatUint(a-s.heap, 10)
+	default:
+		if sym, ok := s.prog.SymbolAt(a); ok {
+			return sym
+		}
+	}
+	return "-"
+}
+
+// appendEvent appends ev as one readable line; sym names its address.
+func appendEvent(b []byte, ev *core.Event, sym func(uint64) string) []byte {
 	dash := func(v int32) string {
 		if v < 0 {
 			return "-"
 		}
 		return strconv.Itoa(int(v))
 	}
-	addr := "-"
+	addr, name := "-", "-"
 	if ev.Addr != 0 {
 		addr = fmt.Sprintf("0x%08x", ev.Addr)
+		name = sym(ev.Addr)
 	}
-	b = fmt.Appendf(b, "  %10d  %-13s %4s %6s %5s  %-12s %8d", ev.Cycle, ev.Kind, dash(ev.Core), dash(ev.Thread), dash(ev.PC), addr, ev.Value)
+	b = fmt.Appendf(b, "  %10d  %-13s %4s %6s %5s  %-12s %-16s %8d", ev.Cycle, ev.Kind, dash(ev.Core), dash(ev.Thread), dash(ev.PC), addr, name, ev.Value)
 	if ev.Flags != 0 {
 		var names []string
 		for _, fl := range [...]struct {

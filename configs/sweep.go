@@ -65,6 +65,11 @@ type Sweep struct {
 	Axes []Axis
 	// Workloads are run at every combination of axis values, in file order.
 	Workloads []SweepWorkload
+	// Detectors names the software detectors attached to every run, in
+	// file order (`weft list --detectors`); sim checks the names.
+	Detectors []string
+	// DetectorsLine is the line of the detectors key in File (0 if unknown).
+	DetectorsLine int
 }
 
 // Axis is one varied config key and the values it takes.
@@ -240,8 +245,14 @@ func ParseSweep(file string, data []byte) (Sweep, error) {
 				return Sweep{}, err
 			}
 			s.Workloads = ws
+		case "detectors":
+			ds, err := p.detectors(line, v)
+			if err != nil {
+				return Sweep{}, err
+			}
+			s.Detectors, s.DetectorsLine = ds, line
 		default:
-			msg := "unknown key (sweep keys: name, base, runs, seed, out, set, [[axis]], [[workload]])"
+			msg := "unknown key (sweep keys: name, base, runs, seed, out, set, detectors, [[axis]], [[workload]])"
 			if near := suggest.Closest(name, sweepKeys); len(near) > 0 {
 				msg = "unknown key; did you mean " + sweepKeyText(near[0]) + "?"
 			}
@@ -258,7 +269,28 @@ func ParseSweep(file string, data []byte) (Sweep, error) {
 }
 
 // sweepKeys are the top-level keys of a sweep file.
-var sweepKeys = []string{"name", "base", "runs", "seed", "out", "set", "axis", "workload"}
+var sweepKeys = []string{"name", "base", "runs", "seed", "out", "set", "detectors", "axis", "workload"}
+
+// detectors checks the detectors key: an array of distinct, non-empty
+// names.
+func (p *sweepParser) detectors(line int, v any) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return nil, p.errf(line, "detectors", "want a non-empty array of detector names (weft list --detectors), found %s", describe(v))
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		name, ok := e.(string)
+		if !ok || name == "" {
+			return nil, p.errf(line, "detectors", "entry %d: want a detector name, found %s", i, describe(e))
+		}
+		if slices.Contains(out[:i], name) {
+			return nil, p.errf(line, "detectors", "detector %q named twice", name)
+		}
+		out[i] = name
+	}
+	return out, nil
+}
 
 // sweepKeyText writes a top-level sweep key as a file writes it: the
 // arrays of tables in double brackets.
@@ -607,6 +639,13 @@ func (s Sweep) TOML() string {
 			q[i] = quote(v)
 		}
 		fmt.Fprintf(&b, "set = [%s]\n", strings.Join(q, ", "))
+	}
+	if len(s.Detectors) > 0 {
+		q := make([]string, len(s.Detectors))
+		for i, v := range s.Detectors {
+			q[i] = quote(v)
+		}
+		fmt.Fprintf(&b, "detectors = [%s]\n", strings.Join(q, ", "))
 	}
 	for _, a := range s.Axes {
 		vals := make([]string, len(a.Values))

@@ -15,6 +15,7 @@ import (
 	"weft/internal/version"
 
 	"weft/configs"
+	"weft/detectors"
 	"weft/results"
 	"weft/sim"
 )
@@ -70,6 +71,9 @@ type pointStats struct {
 	n        int
 	metrics  []results.Summary // one per headline metric
 	outcomes map[string]int
+	// flagged and distinct are, per detector of the sweep, the runs with
+	// a finding and the distinct findings over the point's runs.
+	flagged, distinct []int
 }
 
 // WriteSweepReport writes the report of a sweep into its directory dir:
@@ -120,6 +124,19 @@ func WriteSweepReport(plan *sim.SweepPlan, runs []sim.SweepRun, dir, command str
 		for _, r := range rs {
 			ps.outcomes[r.Outcome]++
 		}
+		for _, d := range plan.Sweep.Detectors {
+			var m detectors.Merger
+			flagged := 0
+			for j, r := range rs {
+				fs := detectors.Of(d, r.Findings)
+				m.Add(j, r.Seed, fs)
+				if len(fs) > 0 {
+					flagged++
+				}
+			}
+			ps.flagged = append(ps.flagged, flagged)
+			ps.distinct = append(ps.distinct, len(m.Merged()))
+		}
 		stats[i] = ps
 	}
 
@@ -156,6 +173,9 @@ func pointTable(plan *sim.SweepPlan, stats []*pointStats, metrics []sweepMetric)
 	}
 	outcomes := outcomeColumns(stats)
 	cols = append(cols, outcomes...)
+	for _, d := range plan.Sweep.Detectors {
+		cols = append(cols, d+"_runs", d+"_findings")
+	}
 	t := results.NewTable("sweep", "Sweep "+plan.Hash+": mean and 95% CI over seeds per point", cols...)
 	for _, ps := range stats {
 		if ps == nil {
@@ -172,11 +192,17 @@ func pointTable(plan *sim.SweepPlan, stats []*pointStats, metrics []sweepMetric)
 		for _, o := range outcomes {
 			row = append(row, ps.outcomes[o])
 		}
+		for k := range plan.Sweep.Detectors {
+			row = append(row, ps.flagged[k], ps.distinct[k])
+		}
 		t.AddRow(row...)
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d runs per point, seeds %d..%d; *_ci95 is the half-width of the 95%% interval of the mean (Student's t).",
 		plan.Sweep.Runs, plan.Sweep.Seed, plan.Sweep.Seed+uint64(plan.Sweep.Runs)-1),
 		"Made by weft "+version.String()+".")
+	if len(plan.Sweep.Detectors) > 0 {
+		t.Notes = append(t.Notes, "DETECTOR_runs is the number of the point's runs in which the detector reported a finding; DETECTOR_findings the number of distinct findings (detector, kind, PCs) over them.")
+	}
 	return t
 }
 

@@ -211,6 +211,10 @@ type SweepPlan struct {
 	Points []SweepPoint
 	// Notes are messages for the user, such as cores raised for a kernel.
 	Notes []string
+	// Detectors, when set, builds the detectors attached to each run of a
+	// point's program (the sweep's detectors key, resolved by the caller:
+	// sim does not know the detector registry).
+	Detectors func(prog *isa.Program) []Option
 }
 
 // Runs is the total number of runs: points × runs per point.
@@ -373,6 +377,9 @@ func RunSweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (SweepStat
 	}
 	if opt.Dir == "" {
 		return SweepStatus{}, errors.New("sweep: no output directory")
+	}
+	if len(plan.Sweep.Detectors) > 0 && plan.Detectors == nil {
+		return SweepStatus{}, fmt.Errorf("sweep %s names detectors %s, but they were not resolved (SweepPlan.Detectors)", plan.Sweep.File, strings.Join(plan.Sweep.Detectors, ", "))
 	}
 	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
 		return SweepStatus{}, fmt.Errorf("sweep directory: %w", err)
@@ -538,7 +545,11 @@ func runJobs(ctx context.Context, plan *SweepPlan, path string, todo []runKey, w
 func runPoint(plan *SweepPlan, k runKey) ([]byte, error) {
 	pt := &plan.Points[k.point]
 	seed := plan.Sweep.Seed + uint64(k.run)
-	res, err := Run(pt.Config, pt.Program, seed)
+	var opts []Option
+	if plan.Detectors != nil {
+		opts = plan.Detectors(pt.Program)
+	}
+	res, err := Run(pt.Config, pt.Program, seed, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("point %d (%s) run %d: %w", pt.Index, pointName(pt), k.run, err)
 	}

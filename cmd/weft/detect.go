@@ -186,3 +186,19 @@ func detectTrace(path string, infos []detectors.Info) (sim.Result, error) {
 	}
 	return r, nil
 }
+
+// resolveSweepDetectors resolves a sweep's detectors key against the
+// registry, so every run of the sweep gets fresh detectors; an unknown
+// name is an error naming the file and line.
+func resolveSweepDetectors(plan *sim.SweepPlan) error {
+	if len(plan.Sweep.Detectors) == 0 {
+		return nil
+	}
+	infos, err := detectors.Parse(strings.Join(plan.Sweep.Detectors, ","))
+	if err != nil {
+		return &configs.SweepError{File: plan.Sweep.File, Line: plan.Sweep.DetectorsLine, Where: "detectors", Err: err}
+	}
+	f := detectorFlag{infos: infos, set: true}
+	plan.Detectors = func(prog *isa.Program) []sim.Option { return f.runOptions(prog)() }
+	return nil
+}

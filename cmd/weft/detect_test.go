@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -126,5 +127,65 @@ func TestDetectBadInput(t *testing.T) {
 	out, _ := mustWeft(t, "detect", reads, "--detectors", "avio")
 	if !strings.Contains(out, "avio: ") {
 		t.Errorf("detect over a Read/Write trace: %s", out)
+	}
+}
+
+// A sweep may name detectors: every run gets them, runs.jsonl holds the
+// findings and the per-point table counts them.
+func TestSweepDetectors(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeFile(t, "det.toml", `runs = 6
+detectors = ["hb", "lockset"]
+
+[[axis]]
+key = "sim.jitter_cycles"
+values = [0, 16]
+
+[[workload]]
+name = "counter-race"
+
+[[workload]]
+name = "counter-locked"
+`)
+	out := filepath.Join(dir, "out")
+	mustWeft(t, "sweep", spec, "--out", out, "--quiet")
+	csv, err := os.ReadFile(filepath.Join(out, "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	head := strings.Split(lines[0], ",")
+	col := func(name string) int {
+		for i, h := range head {
+			if h == name {
+				return i
+			}
+		}
+		t.Fatalf("sweep.csv has no column %s: %s", name, lines[0])
+		return -1
+	}
+	hb, ls, wl := col("hb_runs"), col("lockset_runs"), col("workload")
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		racy := f[wl] == "counter-race"
+		for _, c := range []int{hb, ls} {
+			if (f[c] == "6") != racy || (f[c] == "0") == racy {
+				t.Errorf("%s: %s = %s of 6 runs", f[wl], head[c], f[c])
+			}
+		}
+	}
+	// Resuming the finished sweep does nothing and keeps the findings.
+	mustWeft(t, "sweep", spec, "--out", out, "--quiet")
+	for _, c := range []struct{ text, want string }{
+		{"detectors = [\"hbb\"]\n[[workload]]\nname = \"fft\"\n", `det.toml:1: detectors: unknown detector "hbb" (did you mean hb`},
+		{"detectors = []\n[[workload]]\nname = \"fft\"\n", "det.toml:1: detectors: want a non-empty array"},
+		{"detectors = [\"hb\", \"hb\"]\n[[workload]]\nname = \"fft\"\n", `detector "hb" named twice`},
+		{"detectors = [3]\n[[workload]]\nname = \"fft\"\n", "entry 0: want a detector name"},
+	} {
+		bad := writeFile(t, "det.toml", c.text)
+		_, stderr, code := weft(t, "sweep", bad, "--out", filepath.Join(dir, "bad"), "--quiet")
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("sweep with %q: exit %d, stderr %q; want %q", c.text, code, stderr, c.want)
+		}
 	}
 }

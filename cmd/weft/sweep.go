@@ -70,6 +70,9 @@ weft merge.`)
 	if err != nil {
 		return err
 	}
+	if err := resolveSweepDetectors(plan); err != nil {
+		return err
+	}
 	dir := *out
 	if dir == "" {
 		dir = plan.Sweep.Out

@@ -178,7 +178,7 @@ func TestSweepErrors(t *testing.T) {
 	}{
 		{"malformed", "runs = 2\nseed = [1,\n", []string{"sweep bad.toml:2: seed: invalid TOML"}},
 		{"unknown top key", "runs = 2\ncolour = 3\n" + wl,
-			[]string{"bad.toml:2: colour: unknown key (sweep keys: name, base, runs, seed, out, set, [[axis]], [[workload]])"}},
+			[]string{"bad.toml:2: colour: unknown key (sweep keys: name, base, runs, seed, out, set, detectors, [[axis]], [[workload]])"}},
 		{"top key typo", "runs = 2\nrunz = 3\n" + wl, []string{"bad.toml:2: runz: unknown key; did you mean runs?"}},
 		{"workloads typo", "workloads = 1\n" + wl, []string{"bad.toml:1: workloads: unknown key; did you mean [[workload]]?"}},
 		{"name with a separator", "name = \"a/b\"\n" + wl,

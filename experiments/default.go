@@ -71,13 +71,19 @@ func runDefault(env Env) (*Report, error) {
 	var jobs []job
 	cfgs := make([]configs.Config, len(entries))
 	progs := make([]*isa.Program, len(entries))
+	first := make([]int, len(entries)) // each entry's first job
 	for i, en := range entries {
 		prog, cfg, err := programFor(en.Name, base)
 		if err != nil {
 			return nil, fmt.Errorf("default experiment: %w", err)
 		}
 		cfgs[i], progs[i] = cfg, prog
-		for s := 0; s < 2*seeds; s++ {
+		first[i] = len(jobs)
+		n := 2 * seeds
+		if en.Kind == workloads.Profile {
+			n = seeds
+		}
+		for s := 0; s < n; s++ {
 			var opts func() []sim.Option
 			switch {
 			case en.Kind == workloads.Profile:
@@ -95,9 +101,11 @@ func runDefault(env Env) (*Report, error) {
 	}
 	runs := make([][]sim.Result, len(entries))
 	train := make([][]sim.Result, len(entries))
-	for i := range entries {
-		runs[i] = all[2*i*seeds : (2*i+1)*seeds]
-		train[i] = all[(2*i+1)*seeds : (2*i+2)*seeds]
+	for i, en := range entries {
+		runs[i] = all[first[i] : first[i]+seeds]
+		if en.Kind != workloads.Profile {
+			train[i] = all[first[i]+seeds : first[i]+2*seeds]
+		}
 	}
 
 	t := results.NewTable("workloads", "Every workload over the seeds", "workload", "kind", "class", "cores", "runs",

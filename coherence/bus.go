@@ -25,22 +25,22 @@ func (s *System) RequestCounted(c int, thread int32, addr uint64, write bool, pc
 	f := s.find(c, line)
 	if count {
 		if write {
-			st.stats[StatWrites]++
+			st.l1[c][StatWrites]++
 		} else {
-			st.stats[StatReads]++
+			st.l1[c][StatReads]++
 		}
 	}
 	if write {
 		if f >= 0 {
-			st.stats[StatUpgradeMisses]++
+			st.l1[c][StatUpgradeMisses]++
 		} else {
-			st.stats[StatWriteMisses]++
+			st.l1[c][StatWriteMisses]++
 		}
 	} else {
-		st.stats[StatReadMisses]++
+		st.l1[c][StatReadMisses]++
 	}
 	if f < 0 && st.lostInval[line-s.memBase>>s.lineShift]&(1<<uint(c)) != 0 {
-		st.stats[StatCoherenceMisses]++
+		st.l1[c][StatCoherenceMisses]++
 	}
 	r := request{core: int32(c), thread: thread, write: write, pc: pc, addr: addr, at: at}
 	if len(s.hooks.issue) != 0 {
@@ -89,7 +89,7 @@ func (s *System) grant(r request, g core.Cycle) {
 		g = st.busFreeAt
 	}
 	if ready := r.at + s.spec.ArbCycles; g > ready {
-		st.stats[StatBusQueueCycles] += uint64(g - ready)
+		st.bus[StatBusQueueCycles] += uint64(g - ready)
 	}
 	c := int(r.core)
 	line := r.addr >> s.lineShift
@@ -134,7 +134,7 @@ func (s *System) grant(r request, g core.Cycle) {
 	st.curKind = kind
 	st.curGranted = g
 	st.busFreeAt = done
-	st.stats[StatBusBusyCycles] += uint64(lat)
+	st.bus[StatBusBusyCycles] += uint64(lat)
 	s.eng.Schedule(done, s.target, opComplete, 0)
 }
 

@@ -54,11 +54,11 @@ func (s *System) Commit(c int, f int, write, count bool) {
 	}
 	if count {
 		if write {
-			st.stats[StatWrites]++
-			st.stats[StatWriteHits]++
+			st.l1[c][StatWrites]++
+			st.l1[c][StatWriteHits]++
 		} else {
-			st.stats[StatReads]++
-			st.stats[StatReadHits]++
+			st.l1[c][StatReads]++
+			st.l1[c][StatReadHits]++
 		}
 	}
 	st.ticks[c]++

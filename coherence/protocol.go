@@ -77,15 +77,15 @@ func (s *System) evict(now core.Cycle, c int, f int) {
 	}
 	if tr.Actions&ActWriteback != 0 {
 		s.writeLineToMemory(f, line)
-		st.stats[StatWritebacks]++
-		st.stats[StatBusWriteback]++
+		st.l1[c][StatWritebacks]++
+		st.bus[StatBusWriteback]++
 		wb := s.xfer(s.spec.LineBytes)
 		if s.spec.MetaEvict == MetaWriteback {
 			wb = s.xfer(s.spec.LineBytes + s.metaBytes)
-			st.stats[StatMetaBytes] += uint64(s.metaBytes)
+			st.bus[StatMetaBytes] += uint64(s.metaBytes)
 		}
 		st.busFreeAt += wb
-		st.stats[StatBusBusyCycles] += uint64(wb)
+		st.bus[StatBusBusyCycles] += uint64(wb)
 		if s.events.Watching(core.KindWriteback) {
 			s.emit(core.KindWriteback, now, c, line<<s.lineShift, 0)
 		}
@@ -94,13 +94,13 @@ func (s *System) evict(now core.Cycle, c int, f int) {
 		if s.spec.MetaEvict == MetaWriteback && tr.Actions&ActWriteback == 0 && !allZero(meta) {
 			wb := s.xfer(s.metaBytes)
 			st.busFreeAt += wb
-			st.stats[StatBusBusyCycles] += uint64(wb)
-			st.stats[StatMetaBytes] += uint64(s.metaBytes)
+			st.bus[StatBusBusyCycles] += uint64(wb)
+			st.bus[StatMetaBytes] += uint64(s.metaBytes)
 		}
 		copy(s.memMetaOf(line), meta)
 	}
 	clear(meta)
-	st.stats[StatEvictions]++
+	st.l1[c][StatEvictions]++
 	if s.events.Watching(core.KindEvict) {
 		s.ev = core.Event{Kind: core.KindEvict, Cycle: now, Core: int32(c), Thread: s.tx.Thread, PC: s.tx.PC, Addr: line << s.lineShift}
 		s.ev.Words[0] = uint64(st.states[f])
@@ -180,7 +180,7 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 	if f < 0 {
 		return -1
 	}
-	s.st.stats[txnStat(kind)]++
+	s.st.bus[txnStat(kind)]++
 	s.responders = s.responders[:0]
 	sharer := -1
 	ev := snoopEvent(kind)
@@ -196,7 +196,7 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 	s.tx.Responders = s.responders
 	if kind != TxnBusUpgr {
 		if s.tx.Supplier >= 0 {
-			s.st.stats[StatFillsC2C]++
+			s.st.l1[c][StatFillsC2C]++
 		} else {
 			s.fillFromMemory(now, f, line, kind, sharer)
 		}
@@ -260,7 +260,7 @@ func (s *System) snoop(now core.Cycle, o, f int, line uint64, ev ProtoEvent) (sh
 		s.supply(of, f, o)
 	}
 	if tr.Actions&ActWriteback != 0 {
-		s.writeback(of, line)
+		s.writeback(o, of, line)
 	}
 	if s.events.Watching(core.KindSnoop) {
 		s.ev = core.Event{Kind: core.KindSnoop, Cycle: now, Core: int32(o), Thread: s.tx.Thread, PC: s.tx.PC, Addr: line << s.lineShift}
@@ -295,7 +295,7 @@ func (s *System) replyMeta(now core.Cycle, o int, line uint64, acts Action, resp
 	if s.spec.MetaWords == 0 {
 		return
 	}
-	s.st.stats[StatMetaBytes] += uint64(s.metaBytes)
+	s.st.bus[StatMetaBytes] += uint64(s.metaBytes)
 	via := MetaViaReadReply
 	if acts&ActSupply == 0 {
 		via = MetaViaInvalAck
@@ -312,9 +312,9 @@ func (s *System) supply(of, f, o int) {
 }
 
 // writeback copies a responder's line back to memory (ActWriteback).
-func (s *System) writeback(of int, line uint64) {
+func (s *System) writeback(o, of int, line uint64) {
 	s.writeLineToMemory(of, line)
-	s.st.stats[StatWritebacks]++
+	s.st.l1[o][StatWritebacks]++
 }
 
 // invalidate finishes a responder's move to Invalid: it no longer holds the
@@ -325,7 +325,7 @@ func (s *System) invalidate(now core.Cycle, o int, line uint64, resp []uint64) {
 	s.setPresent(o, line, false)
 	st.lostInval[line-s.memBase>>s.lineShift] |= 1 << uint(o)
 	clear(resp)
-	st.stats[StatInvalidations]++
+	st.l1[o][StatInvalidations]++
 	if cl := s.clients[o]; cl != nil {
 		cl.LineLost(now, line)
 	}
@@ -337,7 +337,7 @@ func (s *System) invalidate(now core.Cycle, o int, line uint64, resp []uint64) {
 func (s *System) fillFromMemory(now core.Cycle, f int, line uint64, kind TxnKind, sharer int) {
 	st := &s.st
 	c := s.tx.Core
-	st.stats[StatFillsMemory]++
+	st.l1[c][StatFillsMemory]++
 	w := int((line<<s.lineShift - s.memBase) >> 3)
 	copy(st.data[f<<s.wordShift:(f+1)<<s.wordShift], st.mem[w:w+s.wordsLine])
 	if s.spec.MetaWords == 0 {

@@ -193,7 +193,10 @@ type SysState struct {
 	cur        request
 	curKind    TxnKind
 	curGranted core.Cycle
-	stats      Stats
+	// l1 holds each core's L1 counters, bus the bus's (coherence.L1Stats,
+	// BusStats); the other entries stay zero.
+	l1  []Stats
+	bus Stats
 	// scratch holds each extension's per-miss slot for each core's
 	// outstanding miss (a core has at most one): core*extensions + ext.
 	scratch  []uint64
@@ -289,6 +292,7 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 	st.data = make([]int64, frames*s.wordsLine)
 	st.meta = make([]uint64, frames*spec.MetaWords)
 	st.ticks = make([]uint64, spec.Cores)
+	st.l1 = make([]Stats, spec.Cores)
 	st.queue = make([]request, 0, spec.Cores)
 	s.memBase = dataBase
 	s.growMem(memWords)
@@ -318,7 +322,45 @@ func (s *System) LineShift() uint { return s.lineShift }
 func (s *System) Err() error { return s.st.err }
 
 // Stats returns the counters so far.
-func (s *System) Stats() Stats { return s.st.stats }
+func (s *System) Stats() Stats {
+	t := s.st.bus
+	for i := range s.st.l1 {
+		t = t.Add(s.st.l1[i])
+	}
+	return t
+}
+
+// CoreStats returns core c's L1 counters so far.
+func (s *System) CoreStats(c int) Stats { return s.st.l1[c] }
+
+// BusStats returns the bus's counters so far.
+func (s *System) BusStats() Stats { return s.st.bus }
+
+// RegisterStats adds the groups "l1[i]" (L1Stats of core i) and "bus"
+// (BusStats) to r.
+func (s *System) RegisterStats(r *core.StatRegistry) error {
+	names := func(ss []Stat) []string {
+		out := make([]string, len(ss))
+		for i, x := range ss {
+			out[i] = x.GroupName()
+		}
+		return out
+	}
+	for c := range s.st.l1 {
+		if err := r.Register(core.StatGroup{Name: fmt.Sprintf("l1[%d]", c), Counters: names(L1Stats), Read: func(dst []uint64) {
+			for i, x := range L1Stats {
+				dst[i] = s.st.l1[c][x]
+			}
+		}}); err != nil {
+			return err
+		}
+	}
+	return r.Register(core.StatGroup{Name: "bus", Counters: names(BusStats), Read: func(dst []uint64) {
+		for i, x := range BusStats {
+			dst[i] = s.st.bus[x]
+		}
+	}})
+}
 
 // growMem extends backing memory to at least words words, whole lines.
 func (s *System) growMem(words int) {
@@ -399,5 +441,6 @@ func copyState(dst, src *SysState) {
 	dst.queue = append(dst.queue[:0], src.queue...)
 	dst.busy, dst.busFreeAt, dst.cur, dst.curKind, dst.curGranted = src.busy, src.busFreeAt, src.cur, src.curKind, src.curGranted
 	dst.scratch = append(dst.scratch[:0], src.scratch...)
-	dst.stats, dst.history, dst.historyN, dst.err = src.stats, src.history, src.historyN, src.err
+	dst.l1 = append(dst.l1[:0], src.l1...)
+	dst.bus, dst.history, dst.historyN, dst.err = src.bus, src.history, src.historyN, src.err
 }

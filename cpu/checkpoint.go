@@ -92,8 +92,11 @@ func copyMachineState(dst, src *machineState) {
 	freed := append(dst.freed[:0], src.freed...)
 	parks := append(dst.parks[:0], src.parks...)
 	stallWaits := append(dst.stallWaits[:0], src.stallWaits...)
+	roiBase := append(dst.roiBase[:0], src.roiBase...)
+	roiLast := append(dst.roiLast[:0], src.roiLast...)
 	*dst = *src
 	dst.threads, dst.outputs, dst.freed, dst.parks, dst.stallWaits = threads, outputs, freed, parks, stallWaits
+	dst.roiBase, dst.roiLast = roiBase, roiLast
 }
 
 // instructions returns the instructions executed so far by every thread.

@@ -71,6 +71,11 @@ type coreState struct {
 	Lat core.Cycle
 	// Hit is set while the access being performed hit in the L1.
 	Hit bool
+	// Stats are the core's processor counters (all its threads').
+	Stats Stats
+	// PastInstrs counts the instructions of the threads that ran on the
+	// core and exited.
+	PastInstrs uint64
 }
 
 // Core is one in-order, blocking core running at most one thread.
@@ -558,12 +563,12 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		switch in.Op {
 		case isa.OpLd:
 			r[in.Rd] = old
-			m.stats(StatLoads)
+			c.count(StatLoads)
 			c.emitAccess(core.KindRead, a, old, 0, 0)
 		case isa.OpSt:
 			v := r[in.Rs]
 			mem.WriteWord(f, a, v)
-			m.stats(StatStores)
+			c.count(StatStores)
 			c.emitAccess(core.KindWrite, a, v, 0, 0)
 		default:
 			v := old
@@ -587,7 +592,7 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 				mem.WriteWord(f, a, v)
 			}
 			r[in.Rd] = old
-			m.stats(StatRMWs)
+			c.count(StatRMWs)
 			c.emitAccess(core.KindRMW, a, v, uint64(old), b2u(stored))
 		}
 		r[0] = 0
@@ -655,7 +660,6 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		return true, true
 	case isa.OpRoiBegin:
 		if m.st.roiState == roiNone {
-			m.syncInstrStat()
 			m.openROI(st.Time)
 		}
 		st.Time += m.spec.ALUCycles
@@ -663,7 +667,6 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		return true, true
 	case isa.OpRoiEnd:
 		if m.st.roiState == roiOpen {
-			m.syncInstrStat()
 			m.closeROI(st.Time)
 		}
 		st.Time += m.spec.ALUCycles
@@ -686,9 +689,10 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-func (m *Machine) stats(s Stat) {
-	m.st.stats[s]++
-	m.st.stats[StatMemOps]++
+// count counts one memory operation of kind s on the core.
+func (c *Core) count(s Stat) {
+	c.st.Stats[s]++
+	c.st.Stats[StatMemOps]++
 }
 
 func (m *Machine) message(in *isa.Instruction) string {
@@ -698,20 +702,15 @@ func (m *Machine) message(in *isa.Instruction) string {
 	return ""
 }
 
-// syncInstrStat refreshes the instruction counter from the cores.
-func (m *Machine) syncInstrStat() {
-	var n uint64
-	for _, t := range m.st.threads {
-		if t.Exited {
-			n += t.Instrs
-		}
+// readStats fills dst with the core's counters (its "core[i]" group):
+// instructions are those of every thread that ran on it.
+func (c *Core) readStats(dst []uint64) {
+	copy(dst, c.st.Stats[:])
+	n := c.st.PastInstrs
+	if t := c.st.Thread; t >= 0 && !c.m.st.threads[t].Exited {
+		n += c.st.Instrs
 	}
-	for _, c := range m.cores {
-		if c.st.Thread >= 0 && !m.st.threads[c.st.Thread].Exited {
-			n += c.st.Instrs
-		}
-	}
-	m.st.stats[StatInstructions] = n
+	dst[StatInstructions] = n
 }
 
 // emitAccess emits a Read, Write or RMW event for the current instruction.

@@ -139,6 +139,13 @@ func (p *Port) OnPerform(f PerformFunc) {
 	p.m.performs = append(p.m.performs, extHook{region: p.regionPtr(), perf: f})
 }
 
+// Stats registers the extension's counters as the statistics group
+// "ext.NAME"; read fills dst with their values and runs only when
+// statistics are read (never on the hot path).
+func (p *Port) Stats(counters []string, read func(dst []uint64)) error {
+	return p.m.stats.Register(core.StatGroup{Name: "ext." + p.name, Counters: counters, Read: read})
+}
+
 // State registers the extension's state, which checkpoints copy.
 func (p *Port) State(s Stateful) { p.m.RegisterState(p.name, s) }
 

@@ -148,25 +148,24 @@ type ThreadInfo struct {
 // machineState is everything a snapshot copies besides the cores, the
 // memory system and the engine.
 type machineState struct {
-	threads   []ThreadInfo
-	outputs   []int64
-	heapNext  uint64
-	freed     []uint64
-	anyFreed  bool
-	outcome   Outcome
-	errSeen   bool
-	ended     bool
-	live      int
-	stats     Stats
-	roiState  uint8
-	roiCPU    Stats
-	roiMem    coherence.Stats
-	roiStart  core.Cycle
-	roiEnd    core.Cycle
-	roiCPUEnd Stats
-	roiMemEnd coherence.Stats
-	waitSeq   uint64
-	parks     []parkRule
+	threads  []ThreadInfo
+	outputs  []int64
+	heapNext uint64
+	freed    []uint64
+	anyFreed bool
+	outcome  Outcome
+	errSeen  bool
+	ended    bool
+	live     int
+	roiState uint8
+	// roiBase and roiLast are every statistics group's counters when the
+	// region of interest opened and closed (StatRegistry.Read order).
+	roiBase  []uint64
+	roiLast  []uint64
+	roiStart core.Cycle
+	roiEnd   core.Cycle
+	waitSeq  uint64
+	parks    []parkRule
 	// stallWaits is each core's check-phase stall condition.
 	stallWaits []core.Wait
 	// waiting counts the cores parked or stalled.
@@ -210,6 +209,9 @@ type Machine struct {
 	// safe point; reseed the requested rollback's perturbation.
 	pending uint8
 	reseed  uint64
+	// stats are the run's statistics groups (per core, per L1, the bus,
+	// extensions).
+	stats core.StatRegistry
 	// jitterSalt perturbs the jitter streams of threads started after a
 	// reseeding rollback (0: none). Rollbacks do not restore it.
 	jitterSalt uint64
@@ -274,6 +276,14 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 		mem.SetClient(i, c)
 		m.cores[i] = c
 	}
+	for _, c := range m.cores {
+		if err := m.stats.Register(core.StatGroup{Name: fmt.Sprintf("core[%d]", c.id), Counters: cpuStatNames[:], Read: c.readStats}); err != nil {
+			return nil, err
+		}
+	}
+	if err := mem.RegisterStats(&m.stats); err != nil {
+		return nil, err
+	}
 	m.exts = exts
 	for i, x := range exts {
 		if err := x.Attach(&Port{m: m, name: x.Name(), region: i}); err != nil {
@@ -335,7 +345,9 @@ func (m *Machine) startThread(c *Core, pc int32, arg int64, parent int32, at cor
 	idleSince := c.st.IdleSince
 	buckets := c.st.Buckets
 	gen := c.st.Gen
+	stats, past := c.st.Stats, c.st.PastInstrs
 	c.st = coreState{}
+	c.st.Stats, c.st.PastInstrs = stats, past
 	c.st.Buckets = buckets
 	c.st.Buckets[Idle] += at - idleSince
 	c.st.Gen = gen
@@ -474,7 +486,6 @@ func (m *Machine) endRun(at core.Cycle) {
 			m.st.threads[c.st.Thread].Instrs = c.st.Instrs
 		}
 	}
-	m.syncInstrStat()
 	if m.st.roiState == roiOpen {
 		m.closeROI(at)
 	}
@@ -587,37 +598,67 @@ const (
 
 func (m *Machine) openROI(at core.Cycle) {
 	m.st.roiState = roiOpen
-	m.st.roiCPU = m.st.stats
-	m.st.roiMem = m.mem.Stats()
+	m.st.roiBase = m.stats.Read(m.st.roiBase[:0])
 	m.st.roiStart = at
 }
 
 func (m *Machine) closeROI(at core.Cycle) {
 	m.st.roiState = roiClosed
-	m.st.roiCPUEnd = m.st.stats
-	m.st.roiMemEnd = m.mem.Stats()
+	m.st.roiLast = m.stats.Read(m.st.roiLast[:0])
 	m.st.roiEnd = at
 }
 
-// ROIStats returns the processor and memory counters of the region of
-// interest (the whole run when the program has no roi), and its cycles.
-func (m *Machine) ROIStats() (Stats, coherence.Stats, core.Cycle) {
+// StatRegistry returns the run's statistics groups: "core[i]" (the
+// processor counters of core i), "l1[i]", "bus", then one "ext.NAME" per
+// extension that registered counters.
+func (m *Machine) StatRegistry() *core.StatRegistry { return &m.stats }
+
+// ROIGroups returns every statistics group's counters over the region of
+// interest (the whole run when the program has no roi), in StatRegistry
+// order, and the region's cycles.
+func (m *Machine) ROIGroups() ([]uint64, core.Cycle) {
 	end := m.st.outcome.Cycle
-	cpuEnd, memEnd := m.st.stats, m.mem.Stats()
-	var cpuBase Stats
-	var memBase coherence.Stats
-	var start core.Cycle
+	last := m.stats.Read(nil)
+	start := core.Cycle(0)
+	var base []uint64
 	switch m.st.roiState {
 	case roiOpen:
-		cpuBase, memBase, start = m.st.roiCPU, m.st.roiMem, m.st.roiStart
+		base, start = m.st.roiBase, m.st.roiStart
 	case roiClosed:
-		cpuBase, memBase, start = m.st.roiCPU, m.st.roiMem, m.st.roiStart
-		cpuEnd, memEnd, end = m.st.roiCPUEnd, m.st.roiMemEnd, m.st.roiEnd
+		base, start = m.st.roiBase, m.st.roiStart
+		copy(last, m.st.roiLast)
+		end = m.st.roiEnd
 	}
-	for i := range cpuEnd {
-		cpuEnd[i] -= cpuBase[i]
+	for i := range base {
+		last[i] -= base[i]
 	}
-	return cpuEnd, memEnd.Sub(memBase), end - start
+	return last, end - start
+}
+
+// ROIStats returns the processor and memory counters of the region of
+// interest summed over the cores (and the bus), and its cycles: the totals
+// of ROIGroups.
+func (m *Machine) ROIStats() (Stats, coherence.Stats, core.Cycle) {
+	vals, cycles := m.ROIGroups()
+	var cs Stats
+	var ms coherence.Stats
+	n := len(m.cores)
+	for i := 0; i < n; i++ {
+		for s := range cs {
+			cs[s] += vals[i*int(NumStats)+s]
+		}
+	}
+	off := m.stats.Offset("l1[0]")
+	for i := 0; i < n; i++ {
+		for j, s := range coherence.L1Stats {
+			ms[s] += vals[off+i*len(coherence.L1Stats)+j]
+		}
+	}
+	off = m.stats.Offset("bus")
+	for j, s := range coherence.BusStats {
+		ms[s] += vals[off+j]
+	}
+	return cs, ms, cycles
 }
 
 // Breakdown returns each core's cycle breakdown.

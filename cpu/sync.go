@@ -25,11 +25,11 @@ func (c *Core) lockStep(base uint8, off int64, frame int, phase0 uint8) (done, o
 	}
 	v := m.mem.ReadWord(f, a)
 	if !swap {
-		m.stats(StatLoads)
+		c.count(StatLoads)
 		c.emitAccessFlags(core.KindRead, a, v, 0, 0, core.FlagSync)
 		c.performed(f, a, false)
 		if v != 0 {
-			m.st.stats[StatLockSpins]++
+			c.st.Stats[StatLockSpins]++
 			c.wait(statusLock, LockWait)
 			st.WaitLine = m.mem.LineOf(a)
 			return false, false
@@ -37,7 +37,7 @@ func (c *Core) lockStep(base uint8, off int64, frame int, phase0 uint8) (done, o
 		st.Phase = phase0 + 1
 		return false, true
 	}
-	m.stats(StatRMWs)
+	c.count(StatRMWs)
 	if v != 0 {
 		// Another thread took the lock between the test and the swap.
 		c.emitAccessFlags(core.KindRMW, a, v, uint64(v), 0, core.FlagSync)
@@ -51,7 +51,7 @@ func (c *Core) lockStep(base uint8, off int64, frame int, phase0 uint8) (done, o
 	if m.events.Watching(core.KindAcquire) {
 		c.emit(core.KindAcquire, a, 0)
 	}
-	m.st.stats[StatLockAcquires]++
+	c.st.Stats[StatLockAcquires]++
 	c.performed(f, a, true)
 	st.PC++
 	return true, true
@@ -69,7 +69,7 @@ func (c *Core) releaseWord(f int, a uint64, what string) bool {
 		return false
 	}
 	m.mem.WriteWord(f, a, 0)
-	m.stats(StatStores)
+	c.count(StatStores)
 	c.emitAccessFlags(core.KindWrite, a, 0, 0, 0, core.FlagSync)
 	if m.events.Watching(core.KindRelease) {
 		c.emit(core.KindRelease, a, 0)
@@ -116,8 +116,8 @@ func (c *Core) barrierStep(in *isa.Instruction, frame int) (done, ok bool) {
 	v := m.mem.ReadWord(f, a)
 	gen := uint64(v) >> 32
 	count := int64(uint64(v)&0xffffffff) + 1
-	m.stats(StatRMWs)
-	m.st.stats[StatBarriers]++
+	c.count(StatRMWs)
+	c.st.Stats[StatBarriers]++
 	if m.events.Watching(core.KindBarrierArrive) {
 		c.emit(core.KindBarrierArrive, a, count, gen, uint64(n))
 	}
@@ -171,7 +171,7 @@ func (c *Core) cwaitStep(in *isa.Instruction, frame int) (done, ok bool) {
 		}
 		v := m.mem.ReadWord(f, a)
 		m.mem.WriteWord(f, a, v+1)
-		m.stats(StatRMWs)
+		c.count(StatRMWs)
 		c.emitAccessFlags(core.KindRMW, a, v+1, uint64(v), 1, core.FlagSync)
 		c.performed(f, a, true)
 		st.Phase = 1
@@ -190,7 +190,7 @@ func (c *Core) cwaitStep(in *isa.Instruction, frame int) (done, ok bool) {
 			return false, false
 		}
 		cv := uint64(st.Regs[in.Base] + in.Off)
-		m.st.stats[StatCondWaits]++
+		c.st.Stats[StatCondWaits]++
 		if m.events.Watching(core.KindCondWait) {
 			c.emit(core.KindCondWait, cv, 0, la)
 		}
@@ -250,8 +250,8 @@ func (c *Core) signalStep(in *isa.Instruction, frame int) (done, ok bool) {
 		nv = 0
 	}
 	m.mem.WriteWord(f, a, nv)
-	m.stats(StatRMWs)
-	m.st.stats[StatSignals]++
+	c.count(StatRMWs)
+	c.st.Stats[StatSignals]++
 	c.emitAccessFlags(core.KindRMW, a, nv, uint64(v), 1, core.FlagSync)
 	if m.events.Watching(core.KindCondSignal) {
 		c.emit(core.KindCondSignal, a, woken, first, b2u(bcast))
@@ -288,7 +288,7 @@ func (c *Core) spawn(in *isa.Instruction) (done, ok bool) {
 	child := m.startThread(free, in.Target, st.Regs[in.Rs], st.Thread, st.Time+m.spec.ALUCycles)
 	st.Regs[in.Rd] = int64(child)
 	st.Regs[0] = 0
-	m.st.stats[StatSpawns]++
+	c.st.Stats[StatSpawns]++
 	if m.events.Watching(core.KindSpawn) {
 		c.emit(core.KindSpawn, 0, int64(child), uint64(child), uint64(free.id))
 	}
@@ -329,6 +329,7 @@ func (c *Core) exit() {
 		c.emit(core.KindThreadExit, 0, 0)
 	}
 	st.Instrs++
+	st.PastInstrs += st.Instrs
 	th := &m.st.threads[st.Thread]
 	th.Exited = true
 	th.Instrs = st.Instrs

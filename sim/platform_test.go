@@ -26,6 +26,7 @@ type tagExt struct {
 	words  int // region words it must see
 	region coherence.Region
 	fills  int // c2c fills that brought the supplier's tag
+	perfs  uint64
 }
 
 func (x *tagExt) Name() string { return x.name }
@@ -46,7 +47,11 @@ func (x *tagExt) own(where string, meta []uint64) {
 
 func (x *tagExt) Attach(p *cpu.Port) error {
 	x.region = p.Region()
+	if err := p.Stats([]string{"performs"}, func(dst []uint64) { dst[0] = x.perfs }); err != nil {
+		return err
+	}
 	p.OnPerform(func(a *cpu.Access) {
+		x.perfs++
 		x.own("perform", a.Meta)
 		g := x.region.Granule(a.Meta, a.Addr)
 		g[0] = x.tag<<16 | uint64(a.PC)
@@ -116,6 +121,16 @@ func TestTwoExtensions(t *testing.T) {
 		fields: []coherence.Field{{Name: "w", Bits: 12}}}
 	base, baseLats := run()
 	with, withLats := run(a, b)
+	r, err := sim.Run(configs.Default(), p, 1, sim.WithExtension(a), sim.WithExtension(b), sim.WithStatGroups())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga, okA := r.Groups.Get("ext.a")
+	gb, okB := r.Groups.Get("ext.b")
+	memOps, _ := r.Stats.Get("mem_ops")
+	if pa, _ := ga.Stats.Get("performs"); !okA || !okB || pa != memOps || a.perfs == 0 {
+		t.Errorf("extension statistics groups: ext.a %v (%v performs for %v memory ops), ext.b found %v", ga, pa, memOps, okB)
+	}
 	if a.region.Off != 0 || b.region.Off != 2 || b.region.Granules != 8 || a.region.Bits != 24 || b.region.Bits != 96 {
 		t.Errorf("layout: a %+v, b %+v", a.region, b.region)
 	}

@@ -23,6 +23,7 @@ import (
 type Option func(*options)
 
 type options struct {
+	groups   bool
 	stream   *core.Stream
 	setup    []func(m *cpu.Machine) error
 	exts     []cpu.Extension
@@ -44,6 +45,12 @@ type state struct {
 // WithObserver attaches an observer for the kinds in mask.
 func WithObserver(mask core.KindMask, o core.Observer) Option {
 	return func(op *options) { op.stream.Attach(mask, o) }
+}
+
+// WithStatGroups fills Result.Groups: every statistics group's counters
+// over the region of interest (per core, per L1, the bus, extensions).
+func WithStatGroups() Option {
+	return func(op *options) { op.groups = true }
 }
 
 // WithExtension attaches a hardware extension to the run, after those the
@@ -186,6 +193,9 @@ func Run(cfg configs.Config, prog *isa.Program, seed uint64, opts ...Option) (Re
 		}
 	}
 	r := Collect(m, cfg, seed)
+	if op.groups {
+		r.Groups = CollectGroups(m)
+	}
 	if len(op.findings) > 0 {
 		r.Findings = Findings{}
 		for _, src := range op.findings {
@@ -232,9 +242,52 @@ type Result struct {
 	// version and VCS revision of the binary (internal/version). It is the
 	// same for every run of one binary.
 	WeftVersion string `json:"weft_version"`
+	// Groups are the region-of-interest counters of every statistics group
+	// (core[i], l1[i], bus, ext.NAME), with WithStatGroups only.
+	Groups Groups `json:"groups,omitempty"`
 	// Findings are the attached detectors' findings; absent when no
 	// detector was attached, empty when none found anything.
 	Findings Findings `json:"findings,omitzero"`
+}
+
+// Group is one statistics group's counters.
+type Group struct {
+	// Name names the part: "core[3]", "l1[3]", "bus", "ext.pset".
+	Name string
+	// Stats are its counters over the region of interest.
+	Stats Stats
+}
+
+// Groups is a run's statistics groups, written as one JSON object of
+// objects in registration order.
+type Groups []Group
+
+// MarshalJSON writes the groups as {"core[0]":{...},...} in order.
+func (g Groups) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, x := range g {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, x.Name)
+		b = append(b, ':')
+		inner, err := x.Stats.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("group %s: %w", x.Name, err)
+		}
+		b = append(b, inner...)
+	}
+	return append(b, '}'), nil
+}
+
+// Get returns the named group.
+func (g Groups) Get(name string) (Group, bool) {
+	for _, x := range g {
+		if x.Name == name {
+			return x, true
+		}
+	}
+	return Group{}, false
 }
 
 // Findings is a run's detector findings. Nil (no detector attached) is
@@ -429,6 +482,24 @@ func Collect(m *cpu.Machine, cfg configs.Config, seed uint64) Result {
 		})
 	}
 	return r
+}
+
+// CollectGroups returns the region-of-interest counters of every
+// statistics group of a finished run.
+func CollectGroups(m *cpu.Machine) Groups {
+	reg := m.StatRegistry()
+	vals, _ := m.ROIGroups()
+	var out Groups
+	off := 0
+	for _, g := range reg.Groups() {
+		st := make(Stats, len(g.Counters))
+		for i, c := range g.Counters {
+			st[i] = Stat{Name: c, Value: float64(vals[off+i])}
+		}
+		out = append(out, Group{Name: g.Name, Stats: st})
+		off += len(g.Counters)
+	}
+	return out
 }
 
 // OutcomeCount is how many runs of a batch ended in one outcome, and the

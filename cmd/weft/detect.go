@@ -202,3 +202,17 @@ func resolveSweepDetectors(plan *sim.SweepPlan) error {
 	plan.Detectors = func(prog *isa.Program) []sim.Option { return f.runOptions(prog)() }
 	return nil
 }
+
+// runOptions adds statistics groups to a run's detector options.
+func runOptions(dets func() []sim.Option, groups bool) func() []sim.Option {
+	if !groups {
+		return dets
+	}
+	return func() []sim.Option {
+		opts := []sim.Option{sim.WithStatGroups()}
+		if dets != nil {
+			opts = append(opts, dets()...)
+		}
+		return opts
+	}
+}

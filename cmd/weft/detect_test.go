@@ -189,3 +189,24 @@ name = "counter-locked"
 		}
 	}
 }
+
+func TestRunGroups(t *testing.T) {
+	out, _ := mustWeft(t, "run", "-w", "prodcons", "--groups", "--json")
+	var r struct {
+		Groups map[string]map[string]float64 `json:"groups"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Groups["core[1]"]["loads"] == 0 || r.Groups["l1[1]"]["read_misses"] == 0 || r.Groups["bus"]["busrd"] == 0 {
+		t.Errorf("groups: %v", r.Groups)
+	}
+	out, _ = mustWeft(t, "run", "-w", "prodcons", "--groups")
+	if !strings.Contains(out, "per-core counters") {
+		t.Errorf("summary lacks the per-core table:\n%s", out)
+	}
+	out, _ = mustWeft(t, "run", "-w", "prodcons", "--json")
+	if strings.Contains(out, `"groups"`) {
+		t.Errorf("groups without --groups")
+	}
+}

@@ -41,6 +41,10 @@ detectors that learn across runs (avio) learned from the batch. With
 --json each run's object gains "findings". Detectors never change a cycle
 of a run.
 
+--groups records the counters per part: each core's ("core[i]"), each
+L1's ("l1[i]") and the bus's, over the region of interest; JSON gains
+"groups", and a single run's summary a per-core table.
+
 --out DIR also writes DIR/runs.jsonl (the JSON lines), DIR/config.toml (the
 resolved config) and DIR/program.s (the program's disassembly, each
 instruction with its PC and source line).
@@ -53,6 +57,7 @@ The exit status is 0 whatever the programs' outcomes.`)
 	asJSON := fs.Bool("json", false, "print one JSON object per run, one a line, and nothing else")
 	out := fs.String("out", "", "also write runs.jsonl, config.toml and program.s into `DIR`")
 	quiet := fs.Bool("quiet", false, "no progress bar and no notes on stderr")
+	groups := fs.Bool("groups", false, `also record every statistics group's counters (per core, per L1, the bus): JSON "groups", and a per-core table`)
 	var det detectorFlag
 	fs.Var(&det, "detectors", "attach these detectors to every run (`NAME,...`; weft list --detectors)")
 	pos, err := fs.parse(e, args)
@@ -88,7 +93,7 @@ The exit status is 0 whatever the programs' outcomes.`)
 		Runs:     *runs,
 		Workers:  *workers,
 		OnDone:   bar.done,
-		Options:  det.runOptions(tg.prog),
+		Options:  runOptions(det.runOptions(tg.prog), *groups),
 	})
 	bar.finish()
 	if err != nil {
@@ -111,6 +116,7 @@ The exit status is 0 whatever the programs' outcomes.`)
 	}
 	if len(results) == 1 {
 		printRun(e.stdout, tg, results[0])
+		printGroups(e.stdout, results[0].Groups)
 	} else {
 		printBatch(e.stdout, &t, tg.prog, results)
 	}

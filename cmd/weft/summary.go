@@ -262,3 +262,40 @@ func joinInts[T int32 | int64 | uint64](vs []T) string {
 	}
 	return strings.Join(s, " ")
 }
+
+// printGroups prints the per-core counters of a run recorded with --groups.
+func printGroups(w io.Writer, groups sim.Groups) {
+	if len(groups) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nper-core counters (region of interest)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	cols := []struct{ group, name, head string }{
+		{"core", "instructions", "instrs"}, {"core", "loads", "loads"}, {"core", "stores", "stores"}, {"core", "rmws", "rmws"},
+		{"l1", "read_misses", "read_misses"}, {"l1", "write_misses", "write_misses"}, {"l1", "upgrade_misses", "upgrades"},
+		{"l1", "coherence_misses", "coherence"}, {"l1", "invalidations", "invalidated"}, {"l1", "evictions", "evictions"},
+	}
+	fmt.Fprint(tw, "core\t")
+	for _, c := range cols {
+		fmt.Fprintf(tw, "%s\t", c.head)
+	}
+	fmt.Fprintln(tw)
+	for i := 0; ; i++ {
+		cg, ok := groups.Get(fmt.Sprintf("core[%d]", i))
+		if !ok {
+			break
+		}
+		lg, _ := groups.Get(fmt.Sprintf("l1[%d]", i))
+		fmt.Fprintf(tw, "%d\t", i)
+		for _, c := range cols {
+			g := cg
+			if c.group == "l1" {
+				g = lg
+			}
+			v, _ := g.Stats.Get(c.name)
+			fmt.Fprintf(tw, "%d\t", int64(v))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}

@@ -126,7 +126,7 @@ func TestTwoExtensions(t *testing.T) {
 		t.Fatal(err)
 	}
 	ga, okA := r.Groups.Get("ext.a")
-	gb, okB := r.Groups.Get("ext.b")
+	_, okB := r.Groups.Get("ext.b")
 	memOps, _ := r.Stats.Get("mem_ops")
 	if pa, _ := ga.Stats.Get("performs"); !okA || !okB || pa != memOps || a.perfs == 0 {
 		t.Errorf("extension statistics groups: ext.a %v (%v performs for %v memory ops), ext.b found %v", ga, pa, memOps, okB)

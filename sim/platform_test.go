@@ -121,14 +121,16 @@ func TestTwoExtensions(t *testing.T) {
 		fields: []coherence.Field{{Name: "w", Bits: 12}}}
 	base, baseLats := run()
 	with, withLats := run(a, b)
-	r, err := sim.Run(configs.Default(), p, 1, sim.WithExtension(a), sim.WithExtension(b), sim.WithStatGroups())
+	a2, b2 := *a, *b
+	a2.perfs, b2.perfs, a2.fills, b2.fills = 0, 0, 0, 0
+	r, err := sim.Run(configs.Default(), p, 1, sim.WithExtension(&a2), sim.WithExtension(&b2), sim.WithStatGroups())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ga, okA := r.Groups.Get("ext.a")
 	_, okB := r.Groups.Get("ext.b")
 	memOps, _ := r.Stats.Get("mem_ops")
-	if pa, _ := ga.Stats.Get("performs"); !okA || !okB || pa != memOps || a.perfs == 0 {
+	if pa, _ := ga.Stats.Get("performs"); !okA || !okB || pa != memOps || a2.perfs == 0 {
 		t.Errorf("extension statistics groups: ext.a %v (%v performs for %v memory ops), ext.b found %v", ga, pa, memOps, okB)
 	}
 	if a.region.Off != 0 || b.region.Off != 2 || b.region.Granules != 8 || a.region.Bits != 24 || b.region.Bits != 96 {

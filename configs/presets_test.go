@@ -9,7 +9,7 @@ import (
 )
 
 // TestBugabooMicro09Preset checks the preset of Bugaboo's machine
-// (papers/bugaboo-digest.md §4.1): 16 cores with private 32 KB 8-way L1s
+// (Lucia and Ceze, MICRO 2009): 16 cores with private 32 KB 8-way L1s
 // of 64 B lines, every other key at its default.
 func TestBugabooMicro09Preset(t *testing.T) {
 	got, err := configs.Preset("bugaboo-micro09")

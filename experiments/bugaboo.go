@@ -134,7 +134,7 @@ that level a handful of misses in a run decides the value, so their ratios mean 
 	return &Report{
 		Name:         "bugaboo-table5",
 		Title:        "Bugaboo Table 5: cache-miss rates of the PARSEC profiles",
-		Intro:        "Reproduces the cache-miss columns of Bugaboo Table 5 (digest: papers/bugaboo-digest.md §4.7).",
+		Intro:        "Reproduces the cache-miss columns of Bugaboo Table 5 (Lucia and Ceze, \"Finding Concurrency Bugs with Context-Aware Communication Graphs\", MICRO 2009).",
 		Sections:     []Section{sec},
 		Configs:      []NamedConfig{{Name: "bugaboo-micro09", Config: base}},
 		Seeds:        fmt.Sprintf("%d..%d for every profile", base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1),

@@ -167,6 +167,9 @@ func runDefault(env Env) (*Report, error) {
 		g := groupOf[i]
 		for _, r := range rs {
 			for _, c := range r.Breakdown {
+				if !c.RanThread() {
+					continue
+				}
 				for k, v := range []uint64{c.Busy, c.MemStall, c.LockWait, c.BarrierWait, c.CondWait, c.JoinWait, c.Idle} {
 					breakdown[k].Values[g] += float64(v)
 					totals[g] += float64(v)
@@ -174,7 +177,8 @@ func runDefault(env Env) (*Report, error) {
 			}
 		}
 	}
-	breakdownData := results.NewTable("breakdown", "Share of core cycles per class, by workload group", append([]string{"group"}, buckets...)...)
+	breakdownData := results.NewTable("breakdown", "Share of core cycles per class, by workload group (cores that ran a thread)", append([]string{"group"}, buckets...)...)
+	breakdownData.Notes = append(breakdownData.Notes, "Cores that never ran a thread (idle throughout) are left out.")
 	for g := range groups {
 		srow := []any{groups[g]}
 		for k := range outcomes {
@@ -196,8 +200,8 @@ func runDefault(env Env) (*Report, error) {
 			{Name: "outcomes", Caption: "Outcomes over seeds, by workload group", Data: shareData, Draw: func(path string) error {
 				return results.StackedBar("Outcomes over seeds", "share of runs", groups, share, path)
 			}},
-			{Name: "breakdown", Caption: "Where the cores' cycles went, by workload group", Data: breakdownData, Draw: func(path string) error {
-				return results.StackedBar("Cycle breakdown (all cores)", "share of core cycles", groups, breakdown, path)
+			{Name: "breakdown", Caption: "Where the cores' cycles went, by workload group (cores that never ran a thread left out)", Data: breakdownData, Draw: func(path string) error {
+				return results.StackedBar("Cycle breakdown (cores that ran a thread)", "share of core cycles", groups, breakdown, path)
 			}},
 		},
 	}

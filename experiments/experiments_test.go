@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"weft/results"
+	"weft/sim"
 )
 
 func TestEveryExperimentWritesItsReport(t *testing.T) {
@@ -126,5 +127,38 @@ func TestBugabooTable5Beside(t *testing.T) {
 func TestLookupUnknown(t *testing.T) {
 	if _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), "machine-scaling") {
 		t.Errorf("error %v does not list the known experiments", err)
+	}
+}
+
+// The cycle breakdown leaves out cores that never ran a thread: on the
+// 8-core default machine a 2- or 3-thread kernel would otherwise be mostly
+// idle (every group's idle share was over 0.6 with them).
+func TestBreakdownLeavesOutIdleCores(t *testing.T) {
+	r, err := defaultExperiment().Run(Env{Quick: true, Seeds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data *results.Table
+	for _, s := range r.Sections {
+		for _, p := range s.Plots {
+			if p.Name == "breakdown" {
+				data = p.Data
+			}
+		}
+	}
+	if data == nil {
+		t.Fatal("no breakdown figure")
+	}
+	idle, err := data.Floats("idle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range idle {
+		if v > 0.5 {
+			t.Errorf("group %v: idle share %v", data.Rows[i][0], v)
+		}
+	}
+	if !(sim.CoreTime{Busy: 1, Idle: 100}).RanThread() || (sim.CoreTime{Idle: 100}).RanThread() {
+		t.Error("RanThread")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -241,8 +242,9 @@ func axisCell(v any) any {
 // sweepSeries is one line (or bar series) of a plot: a workload and a value of
 // every axis but the plotted one, with a point per value of that axis.
 type sweepSeries struct {
-	name   string
-	points []*pointStats // in axis-value order; nil where the point has no runs
+	name     string
+	workload string
+	points   []*pointStats // in axis-value order; nil where the point has no runs
 }
 
 // groupPoints splits the points by everything but axis: the workload and the
@@ -269,7 +271,7 @@ func groupPoints(plan *sim.SweepPlan, stats []*pointStats, axis int) []*sweepSer
 		}
 		g, ok := index[name]
 		if !ok {
-			g = &sweepSeries{name: name, points: make([]*pointStats, nvals)}
+			g = &sweepSeries{name: name, workload: pt.Workload, points: make([]*pointStats, nvals)}
 			index[name] = g
 			groups = append(groups, g)
 		}
@@ -363,9 +365,19 @@ func linePlot(a configs.Axis, groups []*sweepSeries, mi int, m sweepMetric, path
 		return 0
 	}
 	sort.SliceStable(order, func(i, j int) bool { return num(a.Values[order[i]]) < num(a.Values[order[j]]) })
+	// A workload's lines (one per value of the other axes) share a colour
+	// and sit together in the legend.
 	var lines []results.LineSeries
+	first := map[string]int{}
 	for _, g := range groups {
-		ls := results.LineSeries{Name: g.name}
+		if _, ok := first[g.workload]; !ok {
+			first[g.workload] = len(first)
+		}
+	}
+	groups = slices.Clone(groups)
+	sort.SliceStable(groups, func(i, j int) bool { return first[groups[i].workload] < first[groups[j].workload] })
+	for _, g := range groups {
+		ls := results.LineSeries{Name: g.name, Family: g.workload}
 		for _, i := range order {
 			ps := g.points[i]
 			if ps == nil {

@@ -101,7 +101,7 @@ func ExampleSideBySide() {
 	//
 	// ratio = weft ÷ paper; empty where a value is missing or not a number, or the paper's is 0.
 	//
-	// Paper values transcribed from bugaboo-digest.md §4.7 (see results/reference/README.md).
+	// Paper values from Lucia and Ceze, MICRO 2009 (transcription notes: results/reference/README.md).
 }
 
 func ExampleReference() {

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette"
+	gpalette "gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
@@ -61,7 +61,7 @@ func HeatMap(title string, rows, cols []string, values [][]float64, lo, hi float
 	p.NominalY(top...)
 	w := vg.Length(3+1.1*float64(len(cols))) * vg.Inch
 	ht := vg.Length(1.5+0.18*float64(len(rows))) * vg.Inch
-	return render(kind, title, p, w, ht, path)
+	return render(kind, title, p, nil, w, ht, path)
 }
 
 // blues is a single-hue palette of n colours from white to dark blue, so a
@@ -70,7 +70,7 @@ type bluesPalette []color.Color
 
 func (b bluesPalette) Colors() []color.Color { return b }
 
-func blues(n int) palette.Palette {
+func blues(n int) gpalette.Palette {
 	lo, hi := [3]float64{255, 255, 255}, [3]float64{8, 48, 107}
 	out := make(bluesPalette, n)
 	for i := range out {

@@ -68,7 +68,7 @@ func referenceIndex() (map[string]referenceInfo, error) {
 // it ("bugaboo/table5"). Numeric cells are float64; cells the paper prints as
 // text ("Yes", "—", "n/a") are strings. The table's Name is the name with
 // "/" replaced by "-" ("bugaboo-table5"), its Title is the paper's table
-// title and its one note gives the digest section it was transcribed from;
+// title and its one note cites the paper it was transcribed from;
 // results/reference/README.md records every transcription decision.
 func Reference(name string) (*Table, error) {
 	file := "reference/" + name + ".csv"
@@ -92,7 +92,7 @@ func Reference(name string) (*Table, error) {
 		return nil, fmt.Errorf("reference table %q: not listed in reference/README.md", name)
 	}
 	t.Title = info.title
-	t.Notes = []string{"Paper values transcribed from " + info.source + " (see results/reference/README.md)."}
+	t.Notes = []string{"Paper values from " + info.source + " (transcription notes: results/reference/README.md)."}
 	return t, nil
 }
 

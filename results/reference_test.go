@@ -296,7 +296,7 @@ func TestReferenceTotals(t *testing.T) {
 	}
 
 	// Bugaboo Table 5: M-D Wr = Rd.Ms + Wr.Ms + Coh.Ms to rounding, and
-	// CT Wr ≥ Rd.Ms, in every row (digest §4.7).
+	// CT Wr ≥ Rd.Ms, in every row (Bugaboo Table 5).
 	tb, err := Reference("bugaboo/table5")
 	if err != nil {
 		t.Fatal(err)

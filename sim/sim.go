@@ -410,6 +410,14 @@ type CoreTime struct {
 	Idle uint64 `json:"idle"`
 }
 
+// RanThread reports whether a thread ever ran on the core: some of its
+// cycles are in a bucket other than idle. A core that never ran a thread
+// is idle throughout, and plots of where cycles went leave it out (eight
+// cores for a two-thread kernel would otherwise show mostly idle time).
+func (c CoreTime) RanThread() bool {
+	return c.Busy+c.MemStall+c.LockWait+c.BarrierWait+c.CondWait+c.JoinWait > 0
+}
+
 // Collect builds the result of a finished run.
 func Collect(m *cpu.Machine, cfg configs.Config, seed uint64) Result {
 	o := m.Outcome()

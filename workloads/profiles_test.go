@@ -219,7 +219,7 @@ func TestGenErrors(t *testing.T) {
 	}
 }
 
-// table5 is Bugaboo Table 5 (papers/bugaboo-digest.md §4.7): read, write and
+// table5 is Bugaboo Table 5 (Lucia and Ceze, MICRO 2009): read, write and
 // coherence misses per 10k memory operations of the nine PARSEC programs on
 // the paper's 16-processor machine (32 KB 8-way private L1s).
 var table5 = []struct {

@@ -55,7 +55,8 @@ func printRun(w io.Writer, tg target, r sim.Result) {
 }
 
 // printBreakdown prints the per-core cycle breakdown, with a last row
-// giving each bucket's share of all cores' cycles.
+// giving each bucket's share of the cycles of the cores that ran a thread
+// (a core that never did is idle throughout and would swamp the shares).
 func printBreakdown(w io.Writer, b []sim.CoreTime) {
 	if len(b) == 0 {
 		return
@@ -64,12 +65,18 @@ func printBreakdown(w io.Writer, b []sim.CoreTime) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "core\tbusy\tmem_stall\tlock_wait\tbarrier_wait\tcond_wait\tjoin_wait\tidle\t")
 	var sum [7]uint64
+	used := 0
 	for i, c := range b {
 		row := [7]uint64{c.Busy, c.MemStall, c.LockWait, c.BarrierWait, c.CondWait, c.JoinWait, c.Idle}
 		fmt.Fprintf(tw, "%d\t", i)
 		for j, v := range row {
-			sum[j] += v
+			if c.RanThread() {
+				sum[j] += v
+			}
 			fmt.Fprintf(tw, "%d\t", v)
+		}
+		if c.RanThread() {
+			used++
 		}
 		fmt.Fprintln(tw)
 	}
@@ -83,6 +90,13 @@ func printBreakdown(w io.Writer, b []sim.CoreTime) {
 	}
 	fmt.Fprintln(tw)
 	tw.Flush()
+	if used < len(b) {
+		were := "were"
+		if len(b)-used == 1 {
+			were = "was"
+		}
+		fmt.Fprintf(w, "(share of the %s that ran a thread; the other %d %s idle throughout)\n", plural(used, "core"), len(b)-used, were)
+	}
 }
 
 // printBatch prints the readable summary of a batch: the outcome

@@ -15,7 +15,7 @@
 # sees the old InProgress (TRUE) and the new runningUrl (NULL), and the
 # assert fails.
 #
-# ConSeq distances (statement model of the digest, Figure 5): the assert
+# ConSeq distances (the paper's statement model): the assert
 # is the ASS site; its condition, the runningUrl load, is at distance 1;
 # the isBusy load (the guarding branch) at 2; the isBusy store at 3 (a
 # store->load edge); the InProgress load (the branch guarding the store)

@@ -7,7 +7,7 @@
 # ordering edge) and msg (ordered only through the racy flag) are both
 # reported by inference (candidate, confirmed at replay) and by
 # happens-before in every run. The race is benign in outcome and visible
-# only to a detector (the digest's pitfall: ad-hoc synchronisation is
+# only to a detector (the paper's pitfall: ad-hoc synchronisation is
 # reported).
 
 .kernel  infer-adhoc-flag

@@ -49,6 +49,19 @@ func (p *Program) InstrText(pc int32) string {
 	return d.instr(&p.Instrs[pc])
 }
 
+// DescribeAddr names a data or heap address for messages: "sym" or
+// "sym+off" in the data segment (SymbolAt), "heap 0x…" past it, else the
+// bare address.
+func (p *Program) DescribeAddr(a uint64) string {
+	if s, ok := p.SymbolAt(a); ok {
+		return s
+	}
+	if a >= p.DataEnd() {
+		return fmt.Sprintf("heap %#x", a)
+	}
+	return fmt.Sprintf("%#x", a)
+}
+
 // SymbolAt names the data address a as sym or sym+offset: the symbol
 // holding it, or for a data word outside every symbol the nearest symbol
 // below. It reports false below the data segment, past its end, or when

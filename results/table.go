@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"weft/internal/numfmt"
 )
 
 // A Table is one result table. Cells are strings or float64 (ints are
@@ -199,19 +200,7 @@ func formatFloat(x float64) string {
 // shortest plain decimal that reads back exactly, magnitudes below 1e-6 or
 // from 1e21 up in exponent form ("1e-7", "1e+21"). Counters therefore
 // never appear in exponent form.
-func AppendNumber(b []byte, x float64) []byte {
-	abs := math.Abs(x)
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		b = strconv.AppendFloat(b, x, 'e', -1, 64)
-		// 1e-07 → 1e-7, as encoding/json does.
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-		return b
-	}
-	return strconv.AppendFloat(b, x, 'f', -1, 64)
-}
+func AppendNumber(b []byte, x float64) []byte { return numfmt.Append(b, x) }
 
 // FormatReadable prints a number for people, the one rule weft uses for
 // means and other measured values on the console and in Markdown tables:

@@ -10,6 +10,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"weft/internal/numfmt"
 
 	"weft/coherence"
 	"weft/configs"
@@ -328,25 +329,9 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 		}
 		b = strconv.AppendQuote(b, st.Name)
 		b = append(b, ':')
-		b = appendJSONNumber(b, st.Value)
+		b = numfmt.Append(b, st.Value)
 	}
 	return append(b, '}'), nil
-}
-
-// appendJSONNumber appends x as encoding/json writes a float64: integral
-// values below 1e21 as integers, others in the shortest plain decimal,
-// magnitudes below 1e-6 or from 1e21 up in exponent form (1e-7).
-func appendJSONNumber(b []byte, x float64) []byte {
-	abs := math.Abs(x)
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		b = strconv.AppendFloat(b, x, 'e', -1, 64)
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-		return b
-	}
-	return strconv.AppendFloat(b, x, 'f', -1, 64)
 }
 
 // UnmarshalJSON reads a statistics object, keeping its key order.

@@ -50,7 +50,6 @@ package avio
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"weft/core"
 	"weft/isa"
@@ -117,7 +116,6 @@ type tripleKey struct {
 type Detector struct {
 	prog     *isa.Program
 	opts     Options
-	syms     []isa.Symbol
 	words    []word
 	top      int // one past the highest word index accessed
 	seq      uint64
@@ -128,8 +126,6 @@ type Detector struct {
 // New returns a detector for runs of prog.
 func New(prog *isa.Program, opts Options) *Detector {
 	d := &Detector{prog: prog, opts: opts, seen: map[tripleKey]struct{}{}}
-	d.syms = slices.Clone(prog.Symbols)
-	sort.SliceStable(d.syms, func(i, j int) bool { return d.syms[i].Addr < d.syms[j].Addr })
 	return d
 }
 
@@ -271,7 +267,7 @@ func (d *Detector) report(a uint64, tid int32, p *local, rpc int32, rw bool, cpc
 		Addr:     a,
 		Score:    1,
 		Message: fmt.Sprintf("%s on %s: thread %d's pcs %d and %d interleaved by a remote %s at pc %d",
-			c, symbolize(d.syms, d.prog, a), tid, p.pc, cpc, verb(rw), rpc),
+			c, d.prog.DescribeAddr(a), tid, p.pc, cpc, verb(rw), rpc),
 	})
 }
 
@@ -289,22 +285,3 @@ func verb(write bool) string {
 	return "read"
 }
 
-// symbolize names a data address as symbol+byte offset, or as a heap or
-// bare address.
-func symbolize(syms []isa.Symbol, prog *isa.Program, a uint64) string {
-	i := sort.Search(len(syms), func(i int) bool { return syms[i].Addr > a }) - 1
-	for ; i >= 0; i-- {
-		s := syms[i]
-		end := s.Addr + uint64(max(s.Words, 1))*isa.WordBytes
-		if a >= s.Addr && a < end {
-			return fmt.Sprintf("%s+%d (%#x)", s.Name, a-s.Addr, a)
-		}
-		if s.Words > 0 {
-			break
-		}
-	}
-	if a >= prog.DataEnd() {
-		return fmt.Sprintf("heap word %#x", a)
-	}
-	return fmt.Sprintf("data word %#x", a)
-}

@@ -126,7 +126,7 @@ ir:    %s
 			f := fs[0]
 			x, _ := p.SymbolAddr("x")
 			if f.Detector != "avio" || f.Kind != "atomicity" || f.Addr != x || f.Score != 1 ||
-				!strings.HasPrefix(f.Message, name+" on x+0 ") {
+				!strings.HasPrefix(f.Message, name+" on x: ") {
 				t.Errorf("finding %+v", f)
 			}
 		})
@@ -431,5 +431,5 @@ func ExampleLearner() {
 	}
 	// Output:
 	// error
-	// [38 17 42] invariant (38, 42) violated: W-R-W on log_type+0 (0x10000): thread 1's pcs 38 and 42 interleaved by a remote read at pc 17
+	// [38 17 42] invariant (38, 42) violated: W-R-W on log_type: thread 1's pcs 38 and 42 interleaved by a remote read at pc 17
 }

@@ -62,7 +62,6 @@ package hb
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"weft/core"
 	"weft/isa"
@@ -147,7 +146,6 @@ type Detector struct {
 	found    map[[2]int32]struct{}
 	raced    map[uint64]bool
 	findings []core.Finding
-	syms     []isa.Symbol
 }
 
 // New returns a FastTrack detector for runs of prog.
@@ -161,20 +159,7 @@ func New(prog *isa.Program, opts Options) *Detector {
 		found:   map[[2]int32]struct{}{},
 		raced:   map[uint64]bool{},
 	}
-	for _, s := range prog.Symbols {
-		if s.Words > 0 {
-			d.syms = append(d.syms, s)
-		}
-	}
-	slices.SortStableFunc(d.syms, func(a, b isa.Symbol) int {
-		switch {
-		case a.Addr < b.Addr:
-			return -1
-		case a.Addr > b.Addr:
-			return 1
-		}
-		return 0
-	})
+
 	return d
 }
 
@@ -472,24 +457,5 @@ func (d *Detector) what(pc int32, fault bool) string {
 	return s
 }
 
-// where names a word as symbol+offset, or by its address outside every
-// symbol (the heap).
-func (d *Detector) where(a uint64) string {
-	i, ok := slices.BinarySearchFunc(d.syms, a, func(s isa.Symbol, a uint64) int {
-		switch {
-		case s.Addr+uint64(s.Words)*isa.WordBytes <= a:
-			return -1
-		case s.Addr > a:
-			return 1
-		}
-		return 0
-	})
-	if !ok {
-		return "0x" + strconv.FormatUint(a, 16)
-	}
-	s := d.syms[i]
-	if a == s.Addr {
-		return s.Name
-	}
-	return s.Name + "+" + strconv.FormatUint(a-s.Addr, 10)
-}
+// where names a word for messages: symbol+offset, or heap and address.
+func (d *Detector) where(a uint64) string { return d.prog.DescribeAddr(a) }

@@ -46,7 +46,6 @@ package lockset
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"weft/core"
 	"weft/isa"
@@ -107,7 +106,6 @@ type thread struct {
 type Detector struct {
 	prog     *isa.Program
 	opts     Options
-	syms     []isa.Symbol
 	words    []word
 	top      int // one past the highest word index accessed
 	threads  []thread
@@ -118,8 +116,6 @@ type Detector struct {
 // New returns a detector for runs of prog.
 func New(prog *isa.Program, opts Options) *Detector {
 	d := &Detector{prog: prog, opts: opts, locks: newLockTable()}
-	d.syms = slices.Clone(prog.Symbols)
-	sort.SliceStable(d.syms, func(i, j int) bool { return d.syms[i].Addr < d.syms[j].Addr })
 	return d
 }
 
@@ -369,7 +365,7 @@ func (d *Detector) check(w *word, a uint64, before state, prev, cur acc) {
 		Addr:     a,
 		Score:    1,
 		Message: fmt.Sprintf("%s: empty candidate lockset in state %s (was %s): %s",
-			symbolize(d.syms, d.prog, a), w.state, before, what),
+			d.prog.DescribeAddr(a), w.state, before, what),
 	})
 }
 
@@ -380,22 +376,3 @@ func verb(write bool) string {
 	return "read"
 }
 
-// symbolize names a data address as symbol+byte offset, or as a heap or
-// bare address.
-func symbolize(syms []isa.Symbol, prog *isa.Program, a uint64) string {
-	i := sort.Search(len(syms), func(i int) bool { return syms[i].Addr > a }) - 1
-	for ; i >= 0; i-- {
-		s := syms[i]
-		end := s.Addr + uint64(max(s.Words, 1))*isa.WordBytes
-		if a >= s.Addr && a < end {
-			return fmt.Sprintf("%s+%d (%#x)", s.Name, a-s.Addr, a)
-		}
-		if s.Words > 0 {
-			break
-		}
-	}
-	if a >= prog.DataEnd() {
-		return fmt.Sprintf("heap word %#x", a)
-	}
-	return fmt.Sprintf("data word %#x", a)
-}

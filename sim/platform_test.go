@@ -395,3 +395,54 @@ func TestSnapshotReusesStorage(t *testing.T) {
 		t.Errorf("SnapshotInto allocates %v times after the first", n)
 	}
 }
+
+// A check verdict's Delay charges the core exactly that many cycles after
+// the access (a trap), and a stall until a cycle holds the access until
+// then; both on a one-thread program whose cycles are its critical path.
+func TestVerdictDelayAndStallUntilCycle(t *testing.T) {
+	p := assemble(t, `
+.data
+x: .word 0
+.text
+main:  li r1, 5
+acc:   st r1, x
+       ld r2, x
+       out r2
+       exit
+`)
+	cfg := configs.Default()
+	cfg.Sim.JitterCycles = 0
+	acc := pcOf(t, p, "acc")
+	run := func(v cpu.Verdict) (sim.Result, core.Cycle) {
+		once := false
+		var at core.Cycle
+		r, err := sim.Run(cfg, p, 1, sim.WithExtension(withCheck(func(a *cpu.Access) cpu.Verdict {
+			if a.PC == acc && !once {
+				once = true
+				return v
+			}
+			return cpu.Verdict{}
+		})), sim.WithObserver(core.MaskOf(core.KindWrite), core.ObserverFunc(func(e *core.Event) { at = e.Cycle })))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, at
+	}
+	base, baseAt := run(cpu.Verdict{})
+	delayed, delayedAt := run(cpu.Verdict{Delay: 100})
+	if delayed.Cycles != base.Cycles+100 || delayedAt != baseAt {
+		t.Errorf("a 100-cycle delay: %d cycles (store at %d), without %d (store at %d); want +100 after the store", delayed.Cycles, delayedAt, base.Cycles, baseAt)
+	}
+	stalled, stalledAt := run(cpu.Verdict{Kind: cpu.Stall, Wait: core.Wait{Until: core.UntilCycle, Cycle: 5000}})
+	if stalledAt != 5000 || stalled.Outputs[0] != 5 {
+		t.Errorf("stall until cycle 5000: store performed at %d, outputs %v", stalledAt, stalled.Outputs)
+	}
+	timed, timedAt := run(cpu.Verdict{Kind: cpu.Stall, Wait: core.Wait{Until: core.UntilWrite, Addr: 0x10000, Timeout: 300}})
+	if timedAt < baseAt+300 || timed.Outcome != "pass" {
+		t.Errorf("stall until a write nobody makes, timeout 300: store at %d (unstalled %d), outcome %s", timedAt, baseAt, timed.Outcome)
+	}
+	// A rollback without a checkpoint lets the access proceed.
+	if r, at := run(cpu.Verdict{Kind: cpu.Rollback}); jsonOf(t, r) != jsonOf(t, base) || at != baseAt {
+		t.Errorf("a rollback with no checkpoint changed the run")
+	}
+}

@@ -75,6 +75,7 @@ func (m *Machine) SnapshotInto(s *Snapshot) {
 // between events (between RunUntil calls); from inside a callback use
 // RequestRollback.
 func (m *Machine) Restore(s *Snapshot) {
+	m.pending = 0
 	m.eng.Load(&s.eng)
 	m.mem.Load(&s.mem)
 	for i, c := range m.cores {
@@ -154,7 +155,9 @@ func (m *Machine) Checkpoint() *Snapshot {
 func (m *Machine) Rollbacks() int { return m.rollbacks }
 
 // safePoint carries out pending checkpoint and rollback requests. A
-// rollback discards a checkpoint requested in the same span.
+// rollback discards a checkpoint requested in the same span; a rollback
+// requested in the event that ended the run is still carried out (the
+// run goes on from the checkpoint), a checkpoint is not.
 func (m *Machine) safePoint() {
 	p := m.pending
 	m.pending = 0
@@ -178,7 +181,7 @@ func (m *Machine) safePoint() {
 		}
 		return
 	}
-	if p&wantCheckpoint != 0 {
+	if p&wantCheckpoint != 0 && !m.st.ended {
 		m.SnapshotInto(&m.ckpt)
 		m.hasCkpt = true
 		if m.events.Watching(core.KindCheckpoint) {

@@ -451,6 +451,16 @@ func (c *Core) globalOp(in *isa.Instruction, frame int) bool {
 			if m.st.waiting > 0 && !m.st.ended {
 				m.recheckPredicates(st.Time)
 			}
+		}
+		if m.pending != 0 && !m.st.ended {
+			// A checkpoint or rollback was requested: stop at this
+			// instruction (or phase) boundary so the safe point after
+			// this event finds the core here; being rescheduled at its
+			// own time gives the same run as going on (DESIGN.md §2).
+			c.schedule(st.Time)
+			return false
+		}
+		if done {
 			return !m.st.ended
 		}
 	}

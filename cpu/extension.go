@@ -196,8 +196,16 @@ func (c *Core) checkPhase(frame int, addr uint64, write, hit bool) bool {
 		if v.Wait.Until == core.UntilLineAccess && v.Wait.Addr == 0 {
 			v.Wait.Addr = addr
 		}
-		c.stall(addr, v.Wait)
-		return false
+		if err := v.Wait.Check(); err != nil {
+			m.st.internal = fmt.Errorf("cpu: an extension stalled pc %d (thread %d): %w", st.PC, st.Thread, err)
+			m.endRun(st.Time)
+			return false
+		}
+		if !m.holdsNow(&v.Wait, st.Time) {
+			c.stall(addr, v.Wait)
+			return false
+		}
+		// The stall's condition holds already: the access proceeds.
 	case Rollback:
 		if m.RequestRollback(v.Reseed) {
 			c.wait(statusRollback, MemStall)

@@ -408,7 +408,7 @@ func (m *Machine) step() {
 		m.st.internal = err
 		m.st.ended = true
 	}
-	if m.pending != 0 && !m.st.ended {
+	if m.pending != 0 && m.st.internal == nil {
 		m.safePoint()
 	}
 }

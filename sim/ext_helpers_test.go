@@ -10,9 +10,14 @@ import (
 type checkExt struct {
 	name  string
 	check cpu.CheckFunc
+	port  *cpu.Port
 }
 
 func (x *checkExt) Name() string                { return x.name }
 func (x *checkExt) Meta() coherence.MetaRequest { return coherence.MetaRequest{} }
-func (x *checkExt) Attach(p *cpu.Port) error    { p.OnCheck(x.check); return nil }
-func withCheck(f cpu.CheckFunc) *checkExt       { return &checkExt{name: "check", check: f} }
+func (x *checkExt) Attach(p *cpu.Port) error {
+	x.port = p
+	p.OnCheck(func(a *cpu.Access) cpu.Verdict { return x.check(a) })
+	return nil
+}
+func withCheck(f cpu.CheckFunc) *checkExt { return &checkExt{name: "check", check: f} }

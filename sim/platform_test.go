@@ -446,3 +446,127 @@ acc:   st r1, x
 		t.Errorf("a rollback with no checkpoint changed the run")
 	}
 }
+
+// Checkpoint and rollback requests stop the requesting core at the next
+// instruction boundary, so the safe point is where they were asked for,
+// even when the core could have run on ahead of the clock; a rollback
+// asked for in the event that ends the run is still carried out; and an
+// outside Restore drops pending requests.
+func TestSafePointTiming(t *testing.T) {
+	p := assemble(t, `
+.data
+x: .word 0
+.text
+main:  li r1, 1000
+loop:  ld r2, x
+       add r2, r2, 1
+       st r2, x
+       sub r1, r1, 1
+       bnez r1, loop
+       ld r3, x
+       assert r3, "never fails"
+       exit
+`)
+	// One thread: with lookahead it runs the whole loop in one event.
+	var reqAt uint64
+	n := 0
+	x := withCheck(nil)
+	x.check = func(a *cpu.Access) cpu.Verdict {
+		n++
+		if n == 7 {
+			x.port.Machine().RequestCheckpoint()
+		}
+		return cpu.Verdict{}
+	}
+	m, err := sim.Build(configs.Default(), p, 1, nil, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Start()
+	for !m.HasCheckpoint() {
+		if m.Step() {
+			t.Fatal("the run ended before the checkpoint was taken")
+		}
+	}
+	// The 7th access is the 4th iteration's load: 1 + 3*5 + 1 instructions
+	// have run when it is performed.
+	reqAt = 17
+	if got := m.Checkpoint().Instructions; got != reqAt {
+		t.Errorf("checkpoint holds %d instructions, want %d (the instruction that asked)", got, reqAt)
+	}
+
+	// A rollback asked for by the access of the final assert's load, in
+	// the event that ends the run, is carried out.
+	q := assemble(t, `
+.data
+x: .word 0
+.text
+main:  li r1, 1
+       st r1, x
+       ld r2, x
+       out r2
+       exit
+`)
+	k := 0
+	y := withCheck(nil)
+	y.check = func(a *cpu.Access) cpu.Verdict {
+		k++
+		mm := y.port.Machine()
+		switch {
+		case k == 1:
+			mm.RequestCheckpoint()
+		case mm.Rollbacks() == 0 && mm.HasCheckpoint() && a.Write == false:
+			mm.RequestRollback(0)
+		}
+		return cpu.Verdict{}
+	}
+	r, err := sim.Run(configs.Default(), q, 1, sim.WithExtension(y),
+		sim.WithObserver(core.MaskOf(core.KindRollback), core.ObserverFunc(func(*core.Event) {})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome != "pass" || len(r.Outputs) != 1 || k != 3 {
+		t.Errorf("outcome %s, outputs %v, %d checks; want the load checked twice (before and after the rollback)", r.Outcome, r.Outputs, k)
+	}
+
+	// Restore drops a pending request.
+	z := withCheck(nil)
+	z.check = func(a *cpu.Access) cpu.Verdict {
+		z.port.Machine().RequestCheckpoint()
+		return cpu.Verdict{}
+	}
+	m2, err := sim.Build(configs.Default(), q, 1, nil, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2.Start()
+	s0 := m2.Snapshot()
+	for !m2.HasCheckpoint() {
+		m2.Step()
+	}
+	m2.Restore(s0)
+	z.check = func(*cpu.Access) cpu.Verdict { return cpu.Verdict{} }
+	m2.Run()
+	if got := m2.Checkpoint().Instructions; got > 3 {
+		t.Errorf("a checkpoint after the restore: %d instructions", got)
+	}
+}
+
+// A stall verdict with an invalid wait ends the run with a clear internal
+// error (never a panic); one whose condition already holds proceeds.
+func TestStallVerdictChecked(t *testing.T) {
+	p := assemble(t, payloadSrc)
+	_, err := sim.Run(configs.Default(), p, 1, sim.WithExtension(withCheck(func(a *cpu.Access) cpu.Verdict {
+		return cpu.Verdict{Kind: cpu.Stall, Wait: core.Wait{Until: core.UntilPredicate}}
+	})))
+	if err == nil || !strings.Contains(err.Error(), "an extension stalled pc") || !strings.Contains(err.Error(), "needs a predicate") {
+		t.Errorf("error %v", err)
+	}
+	r, err := sim.Run(configs.Default(), p, 1, sim.WithExtension(withCheck(func(a *cpu.Access) cpu.Verdict {
+		return cpu.Verdict{Kind: cpu.Stall, Wait: core.Wait{Until: core.UntilPredicate, Pred: func(core.View) bool { return true }}}
+	})))
+	base, _ := sim.Run(configs.Default(), p, 1)
+	if err != nil || jsonOf(t, r) != jsonOf(t, base) {
+		t.Errorf("a stall whose condition holds changed the run: %v", err)
+	}
+}

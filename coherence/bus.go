@@ -115,12 +115,19 @@ func (s *System) grant(r request, g core.Cycle) {
 			payload += s.metaBytes
 		} else {
 			lat += s.spec.MemCycles
-			if s.spec.MetaEvict == MetaWriteback || (s.spec.SharerMetaOnMemRead && sharers > 0) {
+			// The records fillFromMemory moves, as it moves them: a
+			// sharer's on a read (free in the ideal store), memory's when
+			// no cache holds the line (written-back records only), and one
+			// per invalidated sharer on a read for ownership.
+			switch {
+			case kind == TxnBusRd && sharers > 0 && s.spec.SharerMetaOnMemRead && s.spec.MetaEvict != MetaIdeal:
+				payload += s.metaBytes
+			case sharers == 0 && s.spec.MetaEvict == MetaWriteback:
 				payload += s.metaBytes
 			}
-		}
-		if kind == TxnBusRdX && !owner {
-			payload += sharers * s.metaBytes
+			if kind == TxnBusRdX {
+				payload += sharers * s.metaBytes
+			}
 		}
 		lat += s.xfer(payload)
 	case TxnBusUpgr:

@@ -348,9 +348,15 @@ func (s *System) fillFromMemory(now core.Cycle, f int, line uint64, kind TxnKind
 		// Memory's record is refreshed only on eviction, so while sharers
 		// exist theirs is the current one.
 		s.moveMeta(s.Meta(f), s.Meta(sharer))
+		if s.spec.MetaEvict != MetaIdeal {
+			st.bus[StatMetaBytes] += uint64(s.metaBytes)
+		}
 		s.piggyback(now, c, sharer/(s.sets*s.spec.Assoc), line, MetaViaSharer)
 	case s.spec.MetaEvict != MetaLost && len(s.responders) == 0:
 		copy(s.Meta(f), s.memMetaOf(line))
+		if s.spec.MetaEvict == MetaWriteback {
+			st.bus[StatMetaBytes] += uint64(s.metaBytes)
+		}
 		s.piggyback(now, c, -1, line, MetaViaMemory)
 	}
 }

@@ -171,12 +171,13 @@ func (h *stressHarness) check(e *core.Event) {
 	}
 }
 
-func runStress(t *testing.T, cores, opsPerCore int, policy MetaPolicy, seed uint64, report func(string)) *stressHarness {
+func runStress(t *testing.T, cores, opsPerCore int, policy MetaPolicy, seed uint64, report func(string), observe ...func(*System, *core.Stream)) *stressHarness {
 	t.Helper()
 	eng := &core.Engine{}
 	stream := &core.Stream{}
 	spec := Spec{Cores: cores, SizeBytes: 256, Assoc: 2, LineBytes: 64, HitCycles: 1, BusWidth: 32,
-		ArbCycles: 2, SnoopCycles: 4, C2CCycles: 10, MemCycles: 50, MetaWords: 1, MetaBits: 16, MetaEvict: policy}
+		ArbCycles: 2, SnoopCycles: 4, C2CCycles: 10, MemCycles: 50, MetaWords: 1, MetaBits: 16, MetaEvict: policy,
+		SharerMetaOnMemRead: seed%2 == 0}
 	// 12 lines of 8 words over a 2-set, 2-way cache: constant conflict
 	// evictions and writebacks.
 	const lines = 12
@@ -190,6 +191,9 @@ func runStress(t *testing.T, cores, opsPerCore int, policy MetaPolicy, seed uint
 		for _, w := range []int{0, 3, 7} {
 			h.addrs = append(h.addrs, stressBase+uint64(l*64+w*8))
 		}
+	}
+	for _, o := range observe {
+		o(sys, stream)
 	}
 	stream.Attach(MaskOf3(), core.ObserverFunc(h.check))
 	stream.Attach(core.MaskOf(core.KindMetaPiggyback), core.ObserverFunc(func(e *core.Event) { h.piggybacks[e.Words[2]]++ }))
@@ -322,5 +326,50 @@ func TestTableDrivesLocalTransitions(t *testing.T) {
 	runStress(t, 4, 2000, MetaLost, 5, func(msg string) { msgs = append(msgs, msg) })
 	if len(msgs) == 0 {
 		t.Fatal("the stress tester accepted write misses that invalidate nobody")
+	}
+}
+
+// TestMetaPayloadMatchesMoves: every bus transaction's latency pays for
+// exactly the metadata records it moved (the MetaPiggyback events before
+// it), free ones of the ideal store excepted, and meta_bytes counts the
+// same records; for every eviction policy, with and without taking a
+// sharer's record on memory reads (even seeds).
+func TestMetaPayloadMatchesMoves(t *testing.T) {
+	for _, policy := range []MetaPolicy{MetaLost, MetaWriteback, MetaIdeal} {
+		for _, seed := range []uint64{3, 4} {
+			var charged, total uint64
+			bad := 0
+			h := runStress(t, 4, 1500, policy, seed, func(msg string) { t.Error(msg) }, func(sys *System, st *core.Stream) {
+				st.Attach(core.MaskOf(core.KindMetaPiggyback, core.KindBusRd, core.KindBusRdX, core.KindBusUpgr), core.ObserverFunc(func(e *core.Event) {
+					if e.Kind == core.KindMetaPiggyback {
+						via := e.Words[2]
+						if !(policy == MetaIdeal && (via == MetaViaSharer || via == MetaViaMemory)) {
+							charged++
+							total += e.Words[1]
+						}
+						return
+					}
+					sp := sys.Spec()
+					xfer := func(bytes int) core.Cycle { return core.Cycle((bytes + sp.BusWidth - 1) / sp.BusWidth) }
+					lat := sp.SnoopCycles + sp.MemCycles + xfer(sp.LineBytes+int(charged)*2)
+					switch {
+					case e.Kind == core.KindBusUpgr:
+						lat = sp.SnoopCycles + xfer(int(charged)*2)
+					case e.Flags&core.FlagC2C != 0:
+						lat = sp.SnoopCycles + sp.C2CCycles + xfer(sp.LineBytes+int(charged)*2)
+					}
+					if got := e.Cycle - core.Cycle(e.Words[0]); got != lat && bad < 5 {
+						bad++
+						t.Errorf("%s seed %d: %s at %d took %d cycles for %d records, want %d", policy, seed, e.Kind, e.Cycle, got, charged, lat)
+					}
+					charged = 0
+				}))
+			})
+			// Writebacks of records carry bytes too; meta_bytes counts
+			// those of transactions at least.
+			if got := h.sys.Stats()[StatMetaBytes]; got < total || total == 0 {
+				t.Errorf("%s seed %d: meta_bytes %d, but %d bytes of records rode reads", policy, seed, got, total)
+			}
+		}
 	}
 }

@@ -281,8 +281,8 @@ func (p *sweepParser) detectors(line int, v any) ([]string, error) {
 	out := make([]string, len(list))
 	for i, e := range list {
 		name, ok := e.(string)
-		if !ok || name == "" {
-			return nil, p.errf(line, "detectors", "entry %d: want a detector name, found %s", i, describe(e))
+		if !ok || name == "" || strings.ContainsAny(name, ", \t") {
+			return nil, p.errf(line, "detectors", "entry %d: want one detector name (no spaces or commas), found %s", i, describe(e))
 		}
 		if slices.Contains(out[:i], name) {
 			return nil, p.errf(line, "detectors", "detector %q named twice", name)

@@ -9,6 +9,7 @@ import (
 
 	"weft/configs"
 	"weft/core"
+	"weft/cpu"
 	"weft/detectors"
 	"weft/isa"
 	"weft/sim"
@@ -29,6 +30,9 @@ func (f *detectorFlag) String() string {
 }
 
 func (f *detectorFlag) Set(s string) error {
+	if f.set {
+		return fmt.Errorf("given twice; name every detector in one list (hb,lockset)")
+	}
 	infos, err := detectors.Parse(s)
 	if err != nil {
 		return err
@@ -98,11 +102,14 @@ func cmdDetect(e env, args []string) error {
 the findings are those the same detectors report when attached to the run
 itself ('weft run --detectors'). The trace's header holds the program and
 the config, so PCs map back to code. A detector that needs event kinds the
-trace did not record is an error. Detectors that learn across runs (avio)
+trace did not record is an error, and so is a trace without RunEnd (the
+run's outcome, which the record and the learners need). Detectors that learn across runs (avio)
 analyse the one run: a failing run is checked against no training.
 
-With --json it prints one JSON object: workload, seed, outcome and
-findings, as 'weft run --json --detectors' prints them.`)
+With --json it prints one JSON object: workload, seed, outcome (with its
+PC and thread), cycles, cores, config hash and findings, as 'weft run
+--json --detectors' prints them; the statistics a trace does not hold are
+zero.`)
 	var det detectorFlag
 	fs.Var(&det, "detectors", "detectors to run (`NAME,...`; weft list --detectors)")
 	asJSON := fs.Bool("json", false, "print one JSON object with the findings")
@@ -153,8 +160,12 @@ func detectTrace(path string, infos []detectors.Info) (sim.Result, error) {
 	if err != nil {
 		return sim.Result{}, fmt.Errorf("trace %s: its program does not assemble: %w", path, err)
 	}
-	if _, err := configs.Parse(path+" (header config)", []byte(h.Config)); err != nil {
+	cfg, err := configs.Parse(path+" (header config)", []byte(h.Config))
+	if err != nil {
 		return sim.Result{}, fmt.Errorf("trace %s: its config does not parse: %w", path, err)
+	}
+	if !h.Kinds.Has(core.KindRunEnd) {
+		return sim.Result{}, fmt.Errorf("detect: the trace %s did not record RunEnd, which detect needs for the run's outcome (record it with weft trace --kind ...,RunEnd, or record every kind)", path)
 	}
 	var stream core.Stream
 	dets := make([]detectors.Detector, len(infos))
@@ -166,7 +177,8 @@ func detectTrace(path string, infos []detectors.Info) (sim.Result, error) {
 		dets[i] = d.New(prog)
 		stream.Attach(dets[i].Kinds(), dets[i])
 	}
-	r := sim.Result{Workload: h.ProgramName, Seed: h.Seed, Outcome: "unknown", Findings: sim.Findings{}}
+	r := sim.Result{Workload: h.ProgramName, Seed: h.Seed, Outcome: "unknown", OutcomePC: core.NoPC, OutcomeThread: -1,
+		Cores: cfg.Machine.Cores, ConfigHash: cfg.Hash(), Findings: sim.Findings{}}
 	var ev core.Event
 	for {
 		err := tr.Next(&ev)
@@ -176,8 +188,12 @@ func detectTrace(path string, infos []detectors.Info) (sim.Result, error) {
 		if err != nil {
 			return sim.Result{}, bad(err)
 		}
-		if ev.Kind == core.KindRunEnd && ev.Words[0] < 6 {
-			r.Outcome = [...]string{"pass", "wrong_output", "hang", "error", "assert", "crash"}[ev.Words[0]]
+		if ev.Kind == core.KindRunEnd {
+			k := cpu.OutcomeKind(ev.Words[0])
+			if ev.Words[0] > uint64(cpu.Crash) {
+				return sim.Result{}, fmt.Errorf("trace %s: RunEnd with unknown outcome %d", path, ev.Words[0])
+			}
+			r.Outcome, r.OutcomePC, r.OutcomeThread, r.Cycles = k.String(), ev.PC, ev.Thread, uint64(ev.Cycle)
 		}
 		stream.Emit(&ev)
 	}
@@ -194,9 +210,13 @@ func resolveSweepDetectors(plan *sim.SweepPlan) error {
 	if len(plan.Sweep.Detectors) == 0 {
 		return nil
 	}
-	infos, err := detectors.Parse(strings.Join(plan.Sweep.Detectors, ","))
-	if err != nil {
-		return &configs.SweepError{File: plan.Sweep.File, Line: plan.Sweep.DetectorsLine, Where: "detectors", Err: err}
+	infos := make([]detectors.Info, len(plan.Sweep.Detectors))
+	for i, name := range plan.Sweep.Detectors {
+		d, err := detectors.Lookup(name)
+		if err != nil {
+			return &configs.SweepError{File: plan.Sweep.File, Line: plan.Sweep.DetectorsLine, Where: "detectors", Err: err}
+		}
+		infos[i] = d
 	}
 	f := detectorFlag{infos: infos, set: true}
 	plan.Detectors = func(prog *isa.Program) []sim.Option { return f.runOptions(prog)() }

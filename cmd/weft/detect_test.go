@@ -17,6 +17,9 @@ type findingsLine struct {
 	Workload string         `json:"workload"`
 	Seed     uint64         `json:"seed"`
 	Outcome  string         `json:"outcome"`
+	PC       int32          `json:"outcome_pc"`
+	Thread   int32          `json:"outcome_thread"`
+	Cycles   uint64         `json:"cycles"`
 	Findings []core.Finding `json:"findings"`
 }
 
@@ -44,7 +47,7 @@ func TestDetectOfflineEqualsOnline(t *testing.T) {
 			}
 			a, _ := json.Marshal(on.Findings)
 			b, _ := json.Marshal(off.Findings)
-			if string(a) != string(b) || on.Outcome != off.Outcome || on.Seed != off.Seed {
+			if string(a) != string(b) || on.Outcome != off.Outcome || on.Seed != off.Seed || on.PC != off.PC || on.Thread != off.Thread || on.Cycles != off.Cycles {
 				t.Errorf("%s seed %s: online %s %s\noffline %s %s", e.Name, seed, on.Outcome, a, off.Outcome, b)
 			}
 			if on.Findings == nil {
@@ -104,7 +107,9 @@ func TestDetectorSummary(t *testing.T) {
 func TestDetectBadInput(t *testing.T) {
 	dir := t.TempDir()
 	reads := filepath.Join(dir, "reads.wtr")
-	mustWeft(t, "trace", "-w", "counter-race", "--kind", "Read,Write,Free,Crash", "-o", reads, "--quiet")
+	mustWeft(t, "trace", "-w", "counter-race", "--kind", "Read,Write,RMW,Free,Crash,RunEnd", "-o", reads, "--quiet")
+	noEnd := filepath.Join(dir, "noend.wtr")
+	mustWeft(t, "trace", "-w", "counter-race", "--kind", "Read,Write,Free,Crash", "-o", noEnd, "--quiet")
 	for _, c := range []struct {
 		args []string
 		code int
@@ -113,9 +118,12 @@ func TestDetectBadInput(t *testing.T) {
 		{[]string{"run", "-w", "counter-race", "--detectors", "hbb"}, 2, `unknown detector "hbb" (did you mean hb`},
 		{[]string{"run", "-w", "counter-race", "--detectors", "hb,hb"}, 2, `detector "hb" named twice`},
 		{[]string{"run", "-w", "counter-race", "--detectors", ""}, 2, `empty detector name`},
+		{[]string{"run", "-w", "counter-race", "--detectors", "hb", "--detectors", "avio"}, 2, `given twice`},
 		{[]string{"detect", reads}, 2, "name the detectors with --detectors"},
 		{[]string{"detect", reads, "--detectors", "lockset"}, 1, "detector lockset needs event kinds the trace " + reads + " did not record: Spawn,Join,Acquire,Release"},
 		{[]string{"detect", filepath.Join(dir, "none.wtr"), "--detectors", "hb"}, 1, "no such file"},
+		{[]string{"detect", noEnd, "--detectors", "avio"}, 1, "did not record RunEnd"},
+		{[]string{"trace", "-w", "counter-race", "--kind", ",", "-o", filepath.Join(dir, "x.wtr")}, 2, `no event kind named in ","`},
 		{[]string{"detect", writeFile(t, "junk.wtr", "not a trace"), "--detectors", "hb"}, 1, "not a weft trace file"},
 	} {
 		_, stderr, code := weft(t, c.args...)
@@ -180,7 +188,9 @@ name = "counter-locked"
 		{"detectors = [\"hbb\"]\n[[workload]]\nname = \"fft\"\n", `det.toml:1: detectors: unknown detector "hbb" (did you mean hb`},
 		{"detectors = []\n[[workload]]\nname = \"fft\"\n", "det.toml:1: detectors: want a non-empty array"},
 		{"detectors = [\"hb\", \"hb\"]\n[[workload]]\nname = \"fft\"\n", `detector "hb" named twice`},
-		{"detectors = [3]\n[[workload]]\nname = \"fft\"\n", "entry 0: want a detector name"},
+		{"detectors = [3]\n[[workload]]\nname = \"fft\"\n", "entry 0: want one detector name"},
+		{"detectors = [\" hb\"]\n[[workload]]\nname = \"fft\"\n", "entry 0: want one detector name (no spaces or commas)"},
+		{"detectors = [\"hb,lockset\"]\n[[workload]]\nname = \"fft\"\n", "entry 0: want one detector name (no spaces or commas)"},
 	} {
 		bad := writeFile(t, "det.toml", c.text)
 		_, stderr, code := weft(t, "sweep", bad, "--out", filepath.Join(dir, "bad"), "--quiet")

@@ -214,6 +214,9 @@ func (k *kindFlag) String() string {
 
 // Set adds the kinds named in the comma-separated list s.
 func (k *kindFlag) Set(s string) error {
+	if strings.Trim(s, ", ") == "" {
+		return fmt.Errorf("no event kind named in %q", s)
+	}
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {

@@ -216,6 +216,9 @@ func printTrace(w io.Writer, path string, f traceFilter, header bool) error {
 	} else {
 		desc += " (its program does not assemble, so addresses have no symbols)"
 	}
+	if h.Kinds != core.AllKinds {
+		desc += "; recorded kinds " + strings.Join(kindNames(h.Kinds), ",")
+	}
 	fmt.Fprintln(bw, desc)
 	if header {
 		fmt.Fprint(bw, commentLines("program", h.Program))

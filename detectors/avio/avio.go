@@ -34,7 +34,9 @@
 //
 // What counts as data: Read, Write and RMW events without core.FlagSync
 // (lock, barrier and condition-variable words are not data). An RMW on an
-// ordinary word (fadd, cas, xchg) is atomic by default and not checked;
+// ordinary word (fadd, cas, xchg) is one atomic write by default: an atomic
+// landing between a thread's load and store is a remote write (the lost
+// update, R-W-W), and an atomic of the thread itself is a W in its pairs;
 // with Options.RMWPlain it is a read followed at once by a write by the
 // same instruction (so it can be I_p, I_c and I_r, but never interleaves
 // itself). A Free is a write to every freed word by the freeing thread. A
@@ -43,8 +45,9 @@
 // counted only for an aligned word at or below the highest word accessed
 // so far (a freed word always is).
 //
-// The detector does not watch Rollback events (no producer emits them yet):
-// after a rollback, re-executed accesses would be taken as new ones.
+// The detector does not reset on a Rollback event: after a rollback (PSet's
+// hardware, or an extension's), the re-executed span's accesses are taken
+// as new ones, so a triple may span a discarded stretch.
 package avio
 
 import (
@@ -58,7 +61,7 @@ import (
 // Options configures a Detector.
 type Options struct {
 	// RMWPlain treats an RMW on an ordinary (non-sync) word as a plain read
-	// followed by a write instead of an atomic access that is not checked.
+	// followed by a write instead of one atomic write.
 	RMWPlain bool
 }
 
@@ -132,14 +135,10 @@ func New(prog *isa.Program, opts Options) *Detector {
 // Name returns "avio".
 func (d *Detector) Name() string { return "avio" }
 
-// Kinds returns the event kinds the detector observes: Read, Write, Free
-// and Crash, and RMW with Options.RMWPlain.
+// Kinds returns the event kinds the detector observes: Read, Write, RMW,
+// Free and Crash.
 func (d *Detector) Kinds() core.KindMask {
-	m := core.MaskOf(core.KindRead, core.KindWrite, core.KindFree, core.KindCrash)
-	if d.opts.RMWPlain {
-		m |= core.MaskOf(core.KindRMW)
-	}
-	return m
+	return core.MaskOf(core.KindRead, core.KindWrite, core.KindRMW, core.KindFree, core.KindCrash)
 }
 
 // Findings returns the unserializable triples seen so far, one finding per
@@ -161,9 +160,8 @@ func (d *Detector) Observe(e *core.Event) {
 			d.access(e.Thread, e.PC, e.Addr, e.Kind == core.KindWrite)
 		}
 	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 && d.opts.RMWPlain {
-			d.access(e.Thread, e.PC, e.Addr, false)
-			d.access(e.Thread, e.PC, e.Addr, true)
+		if e.Flags&core.FlagSync == 0 {
+			d.rmw(e.Thread, e.PC, e.Addr)
 		}
 	case core.KindFree:
 		for i := int64(0); i < e.Value; i++ {
@@ -187,13 +185,21 @@ func (d *Detector) crash(e *core.Event) {
 	case isa.OpLd:
 		d.access(e.Thread, e.PC, a, false)
 	case isa.OpCas, isa.OpXchg, isa.OpFadd:
-		if d.opts.RMWPlain {
-			d.access(e.Thread, e.PC, a, false)
-			d.access(e.Thread, e.PC, a, true)
-		}
+		d.rmw(e.Thread, e.PC, a)
 	default:
 		d.access(e.Thread, e.PC, a, true)
 	}
+}
+
+// rmw counts an RMW on an ordinary word: by default one atomic write (an
+// atomic between a thread's two accesses is a remote write like any other;
+// two atomics of one thread are a W-?-W pair), with Options.RMWPlain a read
+// then a write.
+func (d *Detector) rmw(tid, pc int32, a uint64) {
+	if d.opts.RMWPlain {
+		d.access(tid, pc, a, false)
+	}
+	d.access(tid, pc, a, true)
 }
 
 // word returns the shadow word for a, growing the shadow as needed.

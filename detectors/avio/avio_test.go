@@ -169,8 +169,10 @@ ir:    st r0, x
 	}
 }
 
-// TestRMW: a remote fadd between two reads is atomic by default (not
-// checked) and a write with RMWPlain.
+// TestRMW: a remote fadd between two reads is a remote write (R-W-R) both
+// as an atomic and with RMWPlain; three fadds, one remote between two local
+// ones, are W-W-W (serializable) as atomics but W-W-R with RMWPlain, where
+// the second local fadd's read is I_c.
 func TestRMW(t *testing.T) {
 	p := assemble(t, header+`
 t1:    li r3, 7
@@ -181,12 +183,27 @@ ic:    ld r2, x
 t2:    work 1500
 ir:    fadd r2, x, 1
        exit`)
-	if fs := handRun(t, p, avio.Options{}); len(fs) != 0 {
-		t.Errorf("atomic fadd: findings %v", fs)
+	for _, o := range []avio.Options{{}, {RMWPlain: true}} {
+		fs := handRun(t, p, o)
+		if want := pcs(t, p, "ip", "ir", "ic"); len(fs) != 1 || !slices.Equal(fs[0].PCs, want) || !strings.HasPrefix(fs[0].Message, "R-W-R") {
+			t.Errorf("%+v: findings %v, want R-W-R with PCs %v", o, fs, want)
+		}
 	}
-	fs := handRun(t, p, avio.Options{RMWPlain: true})
-	if want := pcs(t, p, "ip", "ir", "ic"); len(fs) != 1 || !slices.Equal(fs[0].PCs, want) || !strings.HasPrefix(fs[0].Message, "R-W-R") {
-		t.Errorf("RMWPlain: findings %v, want R-W-R with PCs %v", fs, want)
+	q := assemble(t, header+`
+t1:    li r3, 7
+ip:    fadd r2, x, 1
+       work 3000
+ic:    fadd r2, x, 1
+       exit
+t2:    work 1500
+ir:    fadd r2, x, 1
+       exit`)
+	if fs := handRun(t, q, avio.Options{}); len(fs) != 0 {
+		t.Errorf("atomic fadds: findings %v, want none (W-W-W)", fs)
+	}
+	fs := handRun(t, q, avio.Options{RMWPlain: true})
+	if want := pcs(t, q, "ip", "ir", "ic"); len(fs) != 1 || !slices.Equal(fs[0].PCs, want) || !strings.HasPrefix(fs[0].Message, "W-W-R") {
+		t.Errorf("RMWPlain fadds: findings %v, want W-W-R with PCs %v", fs, want)
 	}
 }
 

@@ -30,8 +30,11 @@
 //
 // What counts as data: Read, Write and RMW events without core.FlagSync
 // (lock, barrier and condition-variable words are not data). An RMW on an
-// ordinary word (fadd, cas, xchg) is atomic by default and not checked;
-// Options.RMWPlain makes it a plain write. A Free is a write to every freed
+// ordinary word (fadd, cas, xchg) is an atomic write by default: it holds
+// the word's own pseudo-lock besides the thread's locks, so atomics on a
+// word never empty its set but a plain access meeting them does (a plain
+// load racing with a fadd is reported); Options.RMWPlain makes it a plain
+// write. A Free is a write to every freed
 // word by the freeing thread. A Crash with an address is the access that
 // faulted (it is not emitted as an access): a ld reads, a cas/xchg/fadd is an
 // RMW as above, any other instruction (st, lock, unlock, free, ...) writes;
@@ -39,8 +42,9 @@
 // accessed so far (a freed word always is), since other faulting addresses
 // hold no data.
 //
-// The detector does not watch Rollback events (no producer emits them yet):
-// after a rollback, re-executed events would be taken as new ones.
+// The detector does not reset on a Rollback event: after a rollback (PSet's
+// hardware, or an extension's), the re-executed span's events are taken as
+// new ones, so a finding may come from a discarded span.
 package lockset
 
 import (
@@ -54,9 +58,13 @@ import (
 // Options configures a Detector.
 type Options struct {
 	// RMWPlain treats an RMW on an ordinary (non-sync) word as a plain
-	// write instead of an atomic access that is not checked.
+	// write instead of an atomic one.
 	RMWPlain bool
 }
+
+// atomicLock is the pseudo-lock every atomic RMW holds: an address below
+// the data segment, so no lock word can be it.
+const atomicLock = 1
 
 // state is a word's Eraser state.
 type state uint8
@@ -122,16 +130,11 @@ func New(prog *isa.Program, opts Options) *Detector {
 // Name returns "lockset".
 func (d *Detector) Name() string { return "lockset" }
 
-// Kinds returns the event kinds the detector observes: Read, Write,
-// Acquire, Release, Spawn, Join, Free and Crash, and RMW with
-// Options.RMWPlain.
+// Kinds returns the event kinds the detector observes: Read, Write, RMW,
+// Acquire, Release, Spawn, Join, Free and Crash.
 func (d *Detector) Kinds() core.KindMask {
-	m := core.MaskOf(core.KindRead, core.KindWrite, core.KindAcquire, core.KindRelease,
+	return core.MaskOf(core.KindRead, core.KindWrite, core.KindRMW, core.KindAcquire, core.KindRelease,
 		core.KindSpawn, core.KindJoin, core.KindFree, core.KindCrash)
-	if d.opts.RMWPlain {
-		m |= core.MaskOf(core.KindRMW)
-	}
-	return m
 }
 
 // Findings returns the words reported so far, one finding each, sorted with
@@ -150,11 +153,11 @@ func (d *Detector) Observe(e *core.Event) {
 	switch e.Kind {
 	case core.KindRead, core.KindWrite:
 		if e.Flags&core.FlagSync == 0 {
-			d.access(e.Thread, e.PC, e.Addr, e.Kind == core.KindWrite)
+			d.access(e.Thread, e.PC, e.Addr, e.Kind == core.KindWrite, false)
 		}
 	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 && d.opts.RMWPlain {
-			d.access(e.Thread, e.PC, e.Addr, true)
+		if e.Flags&core.FlagSync == 0 {
+			d.access(e.Thread, e.PC, e.Addr, true, !d.opts.RMWPlain)
 		}
 	case core.KindAcquire:
 		th := d.thread(e.Thread)
@@ -168,7 +171,7 @@ func (d *Detector) Observe(e *core.Event) {
 		d.join(e.Thread, int32(e.Value))
 	case core.KindFree:
 		for i := int64(0); i < e.Value; i++ {
-			d.access(e.Thread, e.PC, e.Addr+uint64(i)*isa.WordBytes, true)
+			d.access(e.Thread, e.PC, e.Addr+uint64(i)*isa.WordBytes, true, false)
 		}
 	case core.KindCrash:
 		d.crash(e)
@@ -186,13 +189,11 @@ func (d *Detector) crash(e *core.Event) {
 	}
 	switch d.prog.Instrs[e.PC].Op {
 	case isa.OpLd:
-		d.access(e.Thread, e.PC, a, false)
+		d.access(e.Thread, e.PC, a, false, false)
 	case isa.OpCas, isa.OpXchg, isa.OpFadd:
-		if d.opts.RMWPlain {
-			d.access(e.Thread, e.PC, a, true)
-		}
+		d.access(e.Thread, e.PC, a, true, !d.opts.RMWPlain)
 	default:
-		d.access(e.Thread, e.PC, a, true)
+		d.access(e.Thread, e.PC, a, true, false)
 	}
 }
 
@@ -268,7 +269,7 @@ func (d *Detector) word(a uint64) *word {
 }
 
 // access runs Eraser's state machine for one access by tid.
-func (d *Detector) access(tid, pc int32, a uint64, write bool) {
+func (d *Detector) access(tid, pc int32, a uint64, write, atomic bool) {
 	if a < isa.DataBase {
 		return
 	}
@@ -276,6 +277,12 @@ func (d *Detector) access(tid, pc int32, a uint64, write bool) {
 		tid = 0
 	}
 	th := d.thread(tid)
+	held := th.held
+	if atomic {
+		// An atomic RMW holds the word's own pseudo-lock: atomics never
+		// empty each other's set, a plain access meeting them does.
+		held = d.locks.with(held, atomicLock)
+	}
 	clk := th.vc[tid]
 	w := d.word(a)
 	cur := acc{tid1: tid + 1, pc: pc, write: write}
@@ -303,7 +310,7 @@ func (d *Detector) access(tid, pc int32, a uint64, write bool) {
 		w.clocks = grow(w.clocks, max(int(w.owner), int(tid))+1)
 		w.clocks[w.owner] = w.ownClk
 		w.clocks[tid] = clk
-		w.ls = th.held
+		w.ls = held
 		before := w.state
 		w.state = shared
 		if write {
@@ -318,7 +325,7 @@ func (d *Detector) access(tid, pc int32, a uint64, write bool) {
 		}
 		w.clocks = grow(w.clocks, int(tid)+1)
 		w.clocks[tid] = clk
-		w.ls = d.locks.intersect(w.ls, th.held)
+		w.ls = d.locks.intersect(w.ls, held)
 		before := w.state
 		if write {
 			w.state = sharedModified

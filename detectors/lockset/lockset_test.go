@@ -362,6 +362,36 @@ t2:    work 2000
 
 // TestFreeAndCrash: a free is a write to every freed word, and an access
 // that faults on a freed word counts as the access it attempted.
+// TestAtomicPseudoLock: atomics hold the word's own pseudo-lock, so fadds
+// from two threads never empty x's set, but a plain load meeting them
+// does.
+func TestAtomicPseudoLock(t *testing.T) {
+	const body = `
+main:  spawn r10, t1, r0
+       spawn r11, t2, r0
+       join r10
+       join r11
+       exit
+t1:    fadd r2, x, 1
+       work 1000
+       fadd r2, x, 1
+       exit
+t2:    work 500
+t2a:   fadd r2, x, 1
+       work 1000
+rd:    %s
+       exit`
+	p := assemble(t, handHeader+fmt.Sprintf(body, "fadd r2, x, 1"))
+	if fs, _ := handRun(t, p, lockset.Options{}); len(fs) != 0 {
+		t.Errorf("fadds only: findings %v", fs)
+	}
+	p = assemble(t, handHeader+fmt.Sprintf(body, "ld r2, x"))
+	fs, _ := handRun(t, p, lockset.Options{})
+	if len(fs) != 1 || fs[0].PCs[1] != pcs(t, p, "rd")[0] {
+		t.Errorf("a plain load after fadds: findings %v, want one at rd", fs)
+	}
+}
+
 func TestFreeAndCrash(t *testing.T) {
 	// t1 reads the block; main frees it without joining t1 first: the
 	// free is an unordered write.

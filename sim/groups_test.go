@@ -5,6 +5,7 @@ import (
 
 	"weft/coherence"
 	"weft/configs"
+	"weft/core"
 	"weft/cpu"
 	"weft/sim"
 	"weft/workloads"
@@ -75,4 +76,36 @@ func TestStatGroupsSumToTotals(t *testing.T) {
 			t.Errorf("%s: WithStatGroups changed the run", name)
 		}
 	}
+}
+
+// A detector attached with WithStatGroups has the group det.NAME: the
+// events it saw and its findings.
+func TestDetectorStatGroup(t *testing.T) {
+	prog, err := workloads.Program("counter-race")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := sim.FitCores(configs.Default(), prog)
+	d := &countingDetector{}
+	r, err := sim.Run(cfg, prog, 3, sim.WithDetector(d), sim.WithStatGroups())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := r.Groups.Get("det.reads")
+	ev, _ := g.Stats.Get("events")
+	fi, _ := g.Stats.Get("findings")
+	loads, _ := r.Stats.Get("loads")
+	if !ok || ev == 0 || uint64(ev) != d.n || fi != 1 || ev < loads {
+		t.Errorf("group det.reads %v; the detector saw %d events, the run %v loads", g, d.n, loads)
+	}
+}
+
+// countingDetector observes reads and reports one finding.
+type countingDetector struct{ n uint64 }
+
+func (c *countingDetector) Observe(*core.Event)  { c.n++ }
+func (c *countingDetector) Name() string         { return "reads" }
+func (c *countingDetector) Kinds() core.KindMask { return core.MaskOf(core.KindRead) }
+func (c *countingDetector) Findings() []core.Finding {
+	return []core.Finding{{Detector: "reads", Kind: "count"}}
 }

@@ -30,6 +30,7 @@ type options struct {
 	exts     []cpu.Extension
 	parks    []park
 	findings []FindingSource
+	dets     []Detector
 	states   []state
 }
 
@@ -85,16 +86,26 @@ func WithFindings(src FindingSource) Option {
 type Detector interface {
 	core.Observer
 	FindingSource
+	Name() string
 	Kinds() core.KindMask
+}
+
+// counted is a detector with the statistics group "det.NAME": the events
+// it observed and the findings it made (WithStatGroups only).
+type counted struct {
+	Detector
+	events uint64
+}
+
+func (c *counted) Observe(e *core.Event) {
+	c.events++
+	c.Detector.Observe(e)
 }
 
 // WithDetector attaches a detector to the run: it observes its kinds, and
 // its findings land in Result.Findings when the run ends.
 func WithDetector(d Detector) Option {
-	return func(op *options) {
-		op.stream.Attach(d.Kinds(), d)
-		op.findings = append(op.findings, d)
-	}
+	return func(op *options) { op.dets = append(op.dets, d) }
 }
 
 // WithState registers a part whose state checkpoints copy and rollbacks
@@ -165,9 +176,27 @@ func Run(cfg configs.Config, prog *isa.Program, seed uint64, opts ...Option) (Re
 	for _, o := range opts {
 		o(&op)
 	}
+	var groups []core.StatGroup
+	for _, d := range op.dets {
+		if !op.groups {
+			op.stream.Attach(d.Kinds(), d)
+			op.findings = append(op.findings, d)
+			continue
+		}
+		c := &counted{Detector: d}
+		op.stream.Attach(d.Kinds(), c)
+		op.findings = append(op.findings, d)
+		groups = append(groups, core.StatGroup{Name: "det." + d.Name(), Counters: []string{"events", "findings"},
+			Read: func(dst []uint64) { dst[0], dst[1] = c.events, uint64(len(c.Findings())) }})
+	}
 	m, err := Build(cfg, prog, seed, op.stream, op.exts...)
 	if err != nil {
 		return Result{}, err
+	}
+	for _, g := range groups {
+		if err := m.StatRegistry().Register(g); err != nil {
+			return Result{}, fmt.Errorf("set up run of %s: %w", prog.Name, err)
+		}
 	}
 	for _, s := range op.states {
 		m.RegisterState(s.name, s.s)

@@ -27,6 +27,8 @@ type Config struct {
 	Bus Bus `toml:"bus"`
 	// Memory holds the timing of main memory.
 	Memory Memory `toml:"memory"`
+	// Bugaboo holds Bugaboo's hardware (off by default).
+	Bugaboo Bugaboo `toml:"bugaboo"`
 }
 
 // Sim is the `[sim]` table: run control.
@@ -138,6 +140,7 @@ func Default() Config {
 			SnoopCycles:       4,
 			C2CCycles:         10,
 		},
-		Memory: Memory{LatencyCycles: 100},
+		Memory:  Memory{LatencyCycles: 100},
+		Bugaboo: defaultBugaboo(),
 	}
 }

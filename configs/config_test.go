@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,6 +32,24 @@ var designTable = []struct{ key, value string }{
 	{"bus.snoop_cycles", "4"},
 	{"bus.c2c_cycles", "10"},
 	{"memory.latency_cycles", "100"},
+	// The Bugaboo hardware: the paper's reading (digest §5.2, §5.5), off.
+	{"bugaboo.enabled", "false"},
+	{"bugaboo.context.size", "5"},
+	{"bugaboo.context.distinct_empty", "false"},
+	{"bugaboo.context.lcrd_on_memory_miss", "false"},
+	{"bugaboo.context.rmrd_states", "owner"},
+	{"bugaboo.metadata.pc_bits", "64"},
+	{"bugaboo.metadata.update_on", "write_or_upgrade_miss"},
+	{"bugaboo.metadata.read_fill", "copy_supplier"},
+	{"bugaboo.metadata.memory_fill", "null"},
+	{"bugaboo.ct.organization", "per_core"},
+	{"bugaboo.ct.entries", "16384"},
+	{"bugaboo.ct.record_memory_misses", "true"},
+	{"bugaboo.ct.inval_ack_entries", "per_sharer"},
+	{"bugaboo.ct.drop_during_trap", "true"},
+	{"bugaboo.ct.trap_cycles", "5000"},
+	{"bugaboo.ct.drain_cycles_per_entry", "10"},
+	{"bugaboo.ct.spare_core_drain", "false"},
 }
 
 func TestDefaultsMatchDesign(t *testing.T) {
@@ -292,6 +311,23 @@ func TestValidateErrors(t *testing.T) {
 		{"bus.snoop_cycles=4611686018427387904", "bus.snoop_cycles", "must be at most 1000000000 (10^9 cycles"},
 		{"bus.c2c_cycles=4611686018427387904", "bus.c2c_cycles", "must be at most 1000000000 (10^9 cycles"},
 		{"memory.latency_cycles=4611686018427387904", "memory.latency_cycles", "must be at most 1000000000 (10^9 cycles"},
+		{"bugaboo.context.size=9", "bugaboo.context.size", "must be from 0 to 8 events, got 9"},
+		{"bugaboo.context.size=-1", "bugaboo.context.size", "must be from 0 to 8 events, got -1"},
+		{"bugaboo.context.size=1099511627776", "bugaboo.context.size", "must be from 0 to 8 events"},
+		{`bugaboo.context.rmrd_states="S"`, "bugaboo.context.rmrd_states", `must be one of "owner", "any", got "S"`},
+		{"bugaboo.metadata.pc_bits=0", "bugaboo.metadata.pc_bits", "must be from 1 to 64, got 0"},
+		{"bugaboo.metadata.pc_bits=-1", "bugaboo.metadata.pc_bits", "must be from 1 to 64, got -1"},
+		{"bugaboo.metadata.pc_bits=1099511627776", "bugaboo.metadata.pc_bits", "must be from 1 to 64"},
+		{`bugaboo.metadata.update_on="always"`, "bugaboo.metadata.update_on", `must be one of "write_or_upgrade_miss", "every_write"`},
+		{`bugaboo.metadata.read_fill="copy"`, "bugaboo.metadata.read_fill", `must be one of "copy_supplier", "none"`},
+		{`bugaboo.metadata.memory_fill=""`, "bugaboo.metadata.memory_fill", `must be one of "null", "memory", "ideal", got ""`},
+		{`bugaboo.ct.organization="shared"`, "bugaboo.ct.organization", `must be one of "per_core", "central"`},
+		{"bugaboo.ct.entries=0", "bugaboo.ct.entries", "must be from 1 to 16777216, got 0"},
+		{"bugaboo.ct.entries=-1", "bugaboo.ct.entries", "must be from 1 to 16777216, got -1"},
+		{"bugaboo.ct.entries=1099511627776", "bugaboo.ct.entries", "must be from 1 to 16777216"},
+		{`bugaboo.ct.inval_ack_entries="one"`, "bugaboo.ct.inval_ack_entries", `must be one of "per_sharer", "dedup"`},
+		{"bugaboo.ct.trap_cycles=1099511627776", "bugaboo.ct.trap_cycles", "must be at most 1000000000"},
+		{"bugaboo.ct.drain_cycles_per_entry=1099511627776", "bugaboo.ct.drain_cycles_per_entry", "must be at most 61035 for 16384 entries"},
 	}
 	for _, tt := range tests {
 		if tt.key == "" {
@@ -560,10 +596,19 @@ func TestHash(t *testing.T) {
 		}
 		v, _ := configs.Get(base, key)
 		c := base
-		if v == "0" {
+		switch v {
+		case "0":
 			v = ""
+		case "true", "false":
+			v = map[string]string{"true": "false", "false": "true"}[v]
 		}
-		if err := c.Set(key + "=" + v + "1"); err != nil { // append a digit: always a different value
+		set := key + "=" + v + "1" // append a digit: always a different value
+		if v == "true" || v == "false" {
+			set = key + "=" + v
+		} else if _, err := strconv.Atoi(v + "1"); err != nil {
+			set = key + `="` + v + `1"` // a string value
+		}
+		if err := c.Set(set); err != nil {
 			t.Fatal(err)
 		}
 		hc := c.Hash()

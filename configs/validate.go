@@ -126,6 +126,7 @@ func (c *Config) problems() []*Error {
 	latency("bus.snoop_cycles", c.Bus.SnoopCycles, false)
 	latency("bus.c2c_cycles", c.Bus.C2CCycles, false)
 	latency("memory.latency_cycles", c.Memory.LatencyCycles, false)
+	c.bugabooProblems(bad)
 	return errs
 }
 

@@ -41,7 +41,9 @@ func goldenCases(t *testing.T) []string {
 				if err != nil {
 					t.Fatalf("%s cores=%d seed %d: %v", e.Name, cores, seed, err)
 				}
-				r.WeftVersion = "" // the binary's version is not a result
+				// The binary's version and the hash of the config schema
+				// (which grows with every new key) are not results.
+				r.WeftVersion, r.ConfigHash = "", ""
 				b, err := json.Marshal(r)
 				if err != nil {
 					t.Fatal(err)

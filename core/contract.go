@@ -166,9 +166,44 @@ var contracts = func() [NumKinds]Contract {
 		{Label: "via", Doc: "0 read reply, 1 invalidation ack, 2 a sharer's record on a memory read, 3 memory"}}
 	add(c)
 
-	for _, k := range []Kind{KindCtxShift, KindCTInsert, KindCTDrop, KindCTTrapBegin, KindCTDrain, KindCTTrapEnd} {
-		add(Contract{Kind: k, Group: "bugaboo", Doc: reserved + " (Bugaboo hardware, DESIGN.md §3)"})
+	bb := func(k Kind, doc string) Contract {
+		return Contract{Kind: k, Group: "bugaboo", Producer: "cpu/bugaboo (BB-HW)", Doc: doc, Core: Field{Label: "core", Doc: "the core"},
+			Thread: causeT, PC: causePC}
 	}
+	c = bb(KindCtxShift, "a communication event was shifted into a core's context register (2 or 3 bits per event, newest lowest)")
+	c.Core.Doc = "the core whose register shifted"
+	c.Thread.Doc = "the requesting thread for LcRd/LcWr (-1 for a snooped RmRd/RmWr)"
+	c.PC.Doc = "the instruction whose miss caused it (for RmRd/RmWr the remote requester's)"
+	c.Words = [4]Field{{Label: "event", Doc: "0 LcRd, 1 LcWr, 2 RmRd, 3 RmWr"}, {Label: "before", Doc: "the context before"}, {Label: "after", Doc: "the context after"}}
+	add(c)
+	c = bb(KindCTInsert, "an edge entered a communication table")
+	c.Core.Doc = "the requesting core (its table, or the central one)"
+	c.PC.Doc = "the edge's destination instruction (the miss)"
+	c.Addr = lineF
+	c.Words = [4]Field{{Label: "kind", Doc: "0 RAW (read reply), 1 WAW (invalidation ack), 2 MEM (memory-served read)"},
+		{Label: "srcpc", Doc: "the source instruction (all ones: NULL)"}, {Label: "srcctx", Doc: "the source context"}, {Label: "dstctx", Doc: "the destination context"}}
+	add(c)
+	c = bb(KindCTDrop, "an edge was dropped: its table was being drained")
+	c.Core.Doc = "the requesting core"
+	c.Addr = lineF
+	c.Words = [4]Field{{Label: "kind", Doc: "the dropped edge's kind (0 RAW, 1 WAW, 2 MEM)"}}
+	add(c)
+	c = bb(KindCTTrapBegin, "a full communication table trapped to the software handler, which drains it (the CTDrain follows)")
+	c.Core.Doc = "the core whose insert filled the table (charged the cost unless a spare core drains)"
+	c.PC = Field{}
+	c.Words = [4]Field{{Label: "entries", Doc: "the entries drained"}, {Label: "cost", Doc: "the trap's cycles"}, {Label: "table", Doc: "the table (its core, or 0 when central)"}}
+	add(c)
+	c = bb(KindCTDrain, "the software handler drained a communication table into the run's graph (at a trap, and at the run's end)")
+	c.Core = Field{Label: "core", Doc: "the trapping core (-1 at the end of a central table)", MayBeNone: true}
+	c.Thread, c.PC = Field{}, Field{}
+	c.Value = Field{Label: "edges", Doc: "the number of edges"}
+	c.Words = [4]Field{{Label: "table", Doc: "the table"}, {Label: "final", Doc: "1 for the drain at the run's end"}}
+	c.List = Field{Label: "edges", Doc: "4 words per edge: source PC (all ones: NULL), source context, destination PC, destination context"}
+	add(c)
+	c = bb(KindCTTrapEnd, "a drain ended (emitted at the next insert into its table, or at the run's end; Cycle is when it ended)")
+	c.Core, c.Thread, c.PC = Field{}, Field{}, Field{}
+	c.Words = [4]Field{{Label: "table", Doc: "the table"}, {Label: "dropped", Doc: "edges dropped while it drained"}}
+	add(c)
 	for _, k := range []Kind{KindPSetCheck, KindPSetViolation, KindRollbackExhausted, KindPSetUpdate} {
 		add(Contract{Kind: k, Group: "pset", Doc: reserved + " (PSet hardware, DESIGN.md §3)"})
 	}

@@ -71,6 +71,9 @@ type coreState struct {
 	Lat core.Cycle
 	// Hit is set while the access being performed hit in the L1.
 	Hit bool
+	// Charge is work an extension charged the core (Port.Charge), added
+	// to the latency of its next access.
+	Charge core.Cycle
 	// Stats are the core's processor counters (all its threads').
 	Stats Stats
 	// PastInstrs counts the instructions of the threads that ran on the
@@ -540,6 +543,10 @@ func (c *Core) performed(frame int, a uint64, write bool) {
 		m.notifyAccess(c, a, write)
 	}
 	c.st.Time += c.st.Lat
+	if c.st.Charge != 0 {
+		c.st.Time += c.st.Charge
+		c.st.Charge = 0
+	}
 }
 
 // retire finishes the current instruction's bookkeeping.

@@ -112,6 +112,12 @@ func (p *Port) Name() string { return p.name }
 // Region returns the extension's region of each line's record.
 func (p *Port) Region() coherence.Region { return p.m.mem.Spec().Layout.Regions[p.region] }
 
+// Cores returns the number of cores.
+func (p *Port) Cores() int { return len(p.m.cores) }
+
+// LineShift returns log2 of the cache line size.
+func (p *Port) LineShift() uint { return p.m.mem.LineShift() }
+
 // Machine returns the machine, for requesting checkpoints and rollbacks and
 // reading its view.
 func (p *Port) Machine() *Machine { return p.m }
@@ -138,6 +144,15 @@ func (p *Port) OnCheck(f CheckFunc) {
 func (p *Port) OnPerform(f PerformFunc) {
 	p.m.performs = append(p.m.performs, extHook{region: p.regionPtr(), perf: f})
 }
+
+// OnEnd attaches f to the end of the run: it runs once, at the cycle the
+// run ends, before the RunEnd event (a hardware table's final drain).
+func (p *Port) OnEnd(f func(at core.Cycle)) { p.m.onEnd = append(p.m.onEnd, f) }
+
+// Charge charges core c cycles of work outside the program, such as a trap
+// to a software handler: they are added to the core's current or next
+// memory access, after it is performed, and count as busy cycles.
+func (p *Port) Charge(c int, cycles core.Cycle) { p.m.cores[c].st.Charge += cycles }
 
 // Stats registers the extension's counters as the statistics group
 // "ext.NAME"; read fills dst with their values and runs only when

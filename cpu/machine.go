@@ -201,6 +201,7 @@ type Machine struct {
 	exts     []Extension
 	checks   []extHook
 	performs []extHook
+	onEnd    []func(at core.Cycle)
 	acc      Access
 
 	// parts are the registered Stateful parts checkpoints copy.
@@ -491,6 +492,9 @@ func (m *Machine) endRun(at core.Cycle) {
 	}
 	for _, c := range m.cores {
 		c.finish(at)
+	}
+	for _, f := range m.onEnd {
+		f(at)
 	}
 	if m.events.Watching(core.KindRunEnd) {
 		o := m.Outcome()

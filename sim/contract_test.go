@@ -93,6 +93,16 @@ func TestEventContract(t *testing.T) {
 	for _, name := range []string{"prodcons", "mysql-binlog", "stencil"} {
 		run(name, small, 2, sim.WithExtension(&stallRollbackExt{fields: []coherence.Field{{Name: "w", Bits: 9}}}))
 	}
+	// BB-HW: small tables (per core and central) so traps, drains and
+	// drops happen, a spare core so drains overlap the run.
+	bb := configs.Default()
+	bb.Bugaboo.Enabled = true
+	bb.Bugaboo.CT.Entries = 8
+	for _, name := range []string{"prodcons", "mysql-binlog", "fft"} {
+		run(name, bb, 1)
+	}
+	bb.Bugaboo.CT.Organization, bb.Bugaboo.CT.SpareCoreDrain = "central", true
+	run("prodcons", bb, 2)
 	for k := core.Kind(1); k < core.NumKinds; k++ {
 		c := core.ContractOf(k)
 		switch {

@@ -263,9 +263,15 @@ func (r *readCount) Load(buf any)        { r.n = buf.(int) }
 // observer's included), and the run that follows is the run that follows
 // a restore from outside.
 func TestRollbackFromCallback(t *testing.T) {
-	for _, name := range []string{"prodcons", "counter-race", "mysql-binlog"} {
+	bb := configs.Default()
+	bb.Bugaboo.Enabled, bb.Bugaboo.CT.Entries = true, 8 // BB-HW's registers and tables roll back too
+	for _, tc := range []struct {
+		name string
+		base configs.Config
+	}{{"prodcons", configs.Default()}, {"counter-race", configs.Default()}, {"mysql-binlog", configs.Default()}, {"prodcons", bb}, {"mysql-binlog", bb}} {
+		name := tc.name
 		p := kernel(t, name)
-		cfg, _ := sim.FitCores(configs.Default(), p)
+		cfg, _ := sim.FitCores(tc.base, p)
 		type side struct {
 			m      *cpu.Machine
 			x      *ckExt

@@ -16,6 +16,7 @@ import (
 	"weft/configs"
 	"weft/core"
 	"weft/cpu"
+	"weft/cpu/bugaboo"
 	"weft/internal/version"
 	"weft/isa"
 )
@@ -123,25 +124,68 @@ func WithSetup(f func(m *cpu.Machine) error) Option {
 
 // Specs converts a config to the processor and memory-system specs.
 func Specs(cfg configs.Config) (cpu.Spec, coherence.Spec) {
-	return cpu.Spec{
-			Cores:           cfg.Machine.Cores,
-			ALUCycles:       core.Cycle(cfg.CPU.ALUCycles),
-			HitCycles:       core.Cycle(cfg.Cache.L1.HitCycles),
-			JitterCycles:    cfg.Sim.JitterCycles,
-			StartSkewCycles: cfg.Sim.StartSkewCycles,
-			MaxCycles:       core.Cycle(cfg.Sim.MaxCycles),
-		}, coherence.Spec{
-			Cores:       cfg.Machine.Cores,
-			SizeBytes:   cfg.Cache.L1.SizeBytes,
-			Assoc:       cfg.Cache.L1.Assoc,
-			LineBytes:   cfg.Cache.L1.LineBytes,
-			HitCycles:   core.Cycle(cfg.Cache.L1.HitCycles),
-			BusWidth:    cfg.Bus.WidthBytes,
-			ArbCycles:   core.Cycle(cfg.Bus.ArbitrationCycles),
-			SnoopCycles: core.Cycle(cfg.Bus.SnoopCycles),
-			C2CCycles:   core.Cycle(cfg.Bus.C2CCycles),
-			MemCycles:   core.Cycle(cfg.Memory.LatencyCycles),
+	cs, ms := cpu.Spec{
+		Cores:           cfg.Machine.Cores,
+		ALUCycles:       core.Cycle(cfg.CPU.ALUCycles),
+		HitCycles:       core.Cycle(cfg.Cache.L1.HitCycles),
+		JitterCycles:    cfg.Sim.JitterCycles,
+		StartSkewCycles: cfg.Sim.StartSkewCycles,
+		MaxCycles:       core.Cycle(cfg.Sim.MaxCycles),
+	}, coherence.Spec{
+		Cores:       cfg.Machine.Cores,
+		SizeBytes:   cfg.Cache.L1.SizeBytes,
+		Assoc:       cfg.Cache.L1.Assoc,
+		LineBytes:   cfg.Cache.L1.LineBytes,
+		HitCycles:   core.Cycle(cfg.Cache.L1.HitCycles),
+		BusWidth:    cfg.Bus.WidthBytes,
+		ArbCycles:   core.Cycle(cfg.Bus.ArbitrationCycles),
+		SnoopCycles: core.Cycle(cfg.Bus.SnoopCycles),
+		C2CCycles:   core.Cycle(cfg.Bus.C2CCycles),
+		MemCycles:   core.Cycle(cfg.Memory.LatencyCycles),
+	}
+	if cfg.Bugaboo.Enabled {
+		switch cfg.Bugaboo.Metadata.MemoryFill {
+		case "memory":
+			ms.MetaEvict = coherence.MetaWriteback
+		case "ideal":
+			ms.MetaEvict = coherence.MetaIdeal
 		}
+	}
+	return cs, ms
+}
+
+// Extensions builds the hardware extensions cfg turns on, in a fixed
+// order: BB-HW ([bugaboo]).
+func Extensions(cfg configs.Config) ([]cpu.Extension, error) {
+	var out []cpu.Extension
+	if b := cfg.Bugaboo; b.Enabled {
+		hw, err := bugaboo.New(BugabooSpec(b))
+		if err != nil {
+			return nil, fmt.Errorf("[bugaboo]: %w", err)
+		}
+		out = append(out, hw)
+	}
+	return out, nil
+}
+
+// BugabooSpec converts the [bugaboo] config table to BB-HW's spec.
+func BugabooSpec(b configs.Bugaboo) bugaboo.Spec {
+	return bugaboo.Spec{
+		Code:                core.ContextCode{Size: b.Context.Size, DistinctEmpty: b.Context.DistinctEmpty},
+		LcRdOnMemoryMiss:    b.Context.LcRdOnMemoryMiss,
+		RmRdAny:             b.Context.RmRdStates == "any",
+		PCBits:              b.Metadata.PCBits,
+		UpdateEveryWrite:    b.Metadata.UpdateOn == "every_write",
+		ReadFillNone:        b.Metadata.ReadFill == "none",
+		Central:             b.CT.Organization == "central",
+		Entries:             b.CT.Entries,
+		RecordMemoryMisses:  b.CT.RecordMemoryMisses,
+		DedupAcks:           b.CT.InvalAckEntries == "dedup",
+		WaitDuringTrap:      !b.CT.DropDuringTrap,
+		TrapCycles:          core.Cycle(b.CT.TrapCycles),
+		DrainCyclesPerEntry: core.Cycle(b.CT.DrainCyclesPerEntry),
+		SpareCore:           b.CT.SpareCoreDrain,
+	}
 }
 
 // Build validates cfg and builds a machine for prog with the given seed and
@@ -152,7 +196,11 @@ func Build(cfg configs.Config, prog *isa.Program, seed uint64, events *core.Stre
 		return nil, err
 	}
 	cs, ms := Specs(cfg)
-	m, err := cpu.New(cs, ms, prog, seed, events, exts...)
+	hw, err := Extensions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m, err := cpu.New(cs, ms, prog, seed, events, append(hw, exts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("build machine for %s: %w", prog.Name, err)
 	}

@@ -251,7 +251,8 @@ func (s *System) snoop(now core.Cycle, o, f int, line uint64, ev ProtoEvent) (sh
 	s.responders = append(s.responders, o)
 	resp, req := s.Meta(of), s.Meta(f)
 	if len(s.hooks.snoop) != 0 {
-		s.snoopHooks(&Snoop{Responder: o, Event: ev, Before: before, After: tr.Next, Actions: tr.Actions}, resp, req)
+		s.sn = Snoop{Responder: o, Event: ev, Before: before, After: tr.Next, Actions: tr.Actions}
+		s.snoopHooks(&s.sn, resp, req)
 	}
 	if tr.Actions&(ActSupply|ActInvalAck) != 0 {
 		s.replyMeta(now, o, line, tr.Actions, resp, req)

@@ -226,6 +226,7 @@ type System struct {
 
 	// scratch
 	tx         Txn
+	sn         Snoop
 	responders []int
 	ev         core.Event
 	list       []uint64

@@ -140,10 +140,10 @@ func TestAllocsIndependentOfLength(t *testing.T) {
 }
 
 // BenchmarkDetectors is BenchmarkRun's workload at 8 cores with each
-// detector attached (bare: none); the ratio of bare's MIPS to a
-// detector's is that detector's host cost.
+// detector attached, or BB-HW on (bbhw; bare: none); the ratio of bare's
+// MIPS to another's is that mechanism's host cost.
 func BenchmarkDetectors(b *testing.B) {
-	for _, name := range append([]string{"bare"}, "hb", "lockset", "avio") {
+	for _, name := range append([]string{"bare"}, "hb", "lockset", "avio", "bbhw") {
 		b.Run(name, func(b *testing.B) {
 			p, err := workloads.BenchMixed(8, benchInstrs).Program()
 			if err != nil {
@@ -152,14 +152,18 @@ func BenchmarkDetectors(b *testing.B) {
 			cfg := configs.Default()
 			cfg.Machine.Cores = 8
 			var info detectors.Info
-			if name != "bare" {
+			if name == "bbhw" {
+				// BB-HW is hardware, not a detector: the paper's machine
+				// extension on, S=5, the default 16k-entry tables.
+				cfg.Bugaboo.Enabled = true
+			} else if name != "bare" {
 				if info, err = detectors.Lookup(name); err != nil {
 					b.Fatal(err)
 				}
 			}
 			run := func() sim.Result {
 				var opts []sim.Option
-				if name != "bare" {
+				if info.New != nil {
 					opts = append(opts, sim.WithDetector(info.New(p)))
 				}
 				r, err := sim.Run(cfg, p, 1, opts...)

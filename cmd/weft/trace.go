@@ -322,7 +322,9 @@ func appendEvent(b []byte, ev *core.Event, sym func(uint64) string) []byte {
 			// Memory supplied the line: there is no supplying core.
 		case f.Used():
 			b = fmt.Appendf(b, " %s=", f.Label)
-			if f.Label == "from" && int64(v) < 0 {
+			if f.Label == "srcpc" && v == ^uint64(0) {
+				b = append(b, "null"...)
+			} else if f.Label == "from" && int64(v) < 0 {
 				b = strconv.AppendInt(b, int64(v), 10)
 			} else {
 				b = strconv.AppendUint(b, v, 10)

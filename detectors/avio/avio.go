@@ -284,4 +284,3 @@ func verb(write bool) string {
 	}
 	return "read"
 }
-

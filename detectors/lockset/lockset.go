@@ -375,4 +375,3 @@ func verb(write bool) string {
 	}
 	return "read"
 }
-

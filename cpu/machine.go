@@ -438,7 +438,8 @@ func (m *Machine) Run() {
 }
 
 // InternalError returns an internal simulator error that ended the run
-// (a protocol violation, a spawn with no free core), or nil.
+// (a protocol violation), or nil. A spawn with no free core is not one:
+// it is the run's crash outcome.
 func (m *Machine) InternalError() error { return m.st.internal }
 
 // Outcome returns the run's outcome (valid once the run has ended).

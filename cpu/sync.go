@@ -280,9 +280,12 @@ func (c *Core) spawn(in *isa.Instruction) (done, ok bool) {
 		}
 	}
 	if free == nil {
-		m.st.internal = fmt.Errorf("spawn at pc %d (line %d) by thread %d: no free core for a new thread; the machine has %d cores (raise machine.cores)",
-			st.PC, in.Line, st.Thread, len(m.cores))
-		m.endRun(st.Time)
+		// Too many live threads for the machine is an outcome of this run
+		// (a seed whose schedule spawns more threads than machine.cores
+		// holds), not an error of the simulator: the run crashes at the
+		// spawn, and a batch goes on with its other seeds.
+		m.crash(Crash, c, fmt.Sprintf("spawn found no free core: all %d cores (machine.cores) are running threads; raise machine.cores",
+			len(m.cores)), st.Time)
 		return false, false
 	}
 	child := m.startThread(free, in.Target, st.Regs[in.Rs], st.Thread, st.Time+m.spec.ALUCycles)

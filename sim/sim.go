@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"weft/internal/numfmt"
@@ -190,21 +191,31 @@ func BugabooSpec(b configs.Bugaboo) bugaboo.Spec {
 
 // Build validates cfg and builds a machine for prog with the given seed and
 // hardware extensions, emitting on events (nil for none). It does not
-// start the run.
+// start the run. A program that declares more cores (.cores) than
+// machine.cores is an error (see Run).
 func Build(cfg configs.Config, prog *isa.Program, seed uint64, events *core.Stream, exts ...cpu.Extension) (*cpu.Machine, error) {
+	m, err := build(cfg, prog, seed, events, exts)
+	if err != nil {
+		return nil, fmt.Errorf("build machine for %s: %w", prog.Name, err)
+	}
+	return m, nil
+}
+
+// build is Build without the program's name in its errors.
+func build(cfg configs.Config, prog *isa.Program, seed uint64, events *core.Stream, exts []cpu.Extension) (*cpu.Machine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if prog.MinCores > cfg.Machine.Cores {
+		return nil, fmt.Errorf("the program needs %d cores (.cores) but machine.cores is %d: raise machine.cores (sim.FitCores does, as weft run does)",
+			prog.MinCores, cfg.Machine.Cores)
 	}
 	cs, ms := Specs(cfg)
 	hw, err := Extensions(cfg)
 	if err != nil {
 		return nil, err
 	}
-	m, err := cpu.New(cs, ms, prog, seed, events, append(hw, exts...)...)
-	if err != nil {
-		return nil, fmt.Errorf("build machine for %s: %w", prog.Name, err)
-	}
-	return m, nil
+	return cpu.New(cs, ms, prog, seed, events, append(hw, exts...)...)
 }
 
 // FitCores returns cfg with machine.cores raised to the program's .cores
@@ -219,7 +230,31 @@ func FitCores(cfg configs.Config, prog *isa.Program) (configs.Config, string) {
 }
 
 // Run runs prog on the machine cfg describes with the given seed.
+//
+// Whatever the program does under this seed is the run's outcome, never
+// an error: a fail, an assert, a crash (a spawn with no free core among
+// them: the message names machine.cores), a hang. An error means bad input
+// (an invalid config, a program that does not fit the machine, a setup
+// option that fails) or an internal error of the simulator; it names the
+// program and the seed.
+//
+// Run runs exactly the config it is given: it does not raise
+// machine.cores to the program's .cores as weft run does, because the
+// result records that config (Cores, ConfigHash) and a caller that chose
+// machine.cores (a sweep axis, an experiment's machine) must not get runs
+// of another machine under its name. A program that declares more cores
+// than the config has is therefore an error, the same for every seed;
+// call FitCores first to raise machine.cores, as the command line does.
 func Run(cfg configs.Config, prog *isa.Program, seed uint64, opts ...Option) (Result, error) {
+	r, err := run(cfg, prog, seed, opts)
+	if err != nil {
+		return Result{}, fmt.Errorf("run %s seed %d: %w", prog.Name, seed, err)
+	}
+	return r, nil
+}
+
+// run is Run without the program and seed in its errors.
+func run(cfg configs.Config, prog *isa.Program, seed uint64, opts []Option) (Result, error) {
 	op := options{stream: &core.Stream{}}
 	for _, o := range opts {
 		o(&op)
@@ -237,7 +272,7 @@ func Run(cfg configs.Config, prog *isa.Program, seed uint64, opts ...Option) (Re
 		groups = append(groups, core.StatGroup{Name: "det." + d.Name(), Counters: []string{"events", "findings"},
 			Read: func(dst []uint64) { dst[0], dst[1] = c.events, uint64(len(c.Findings())) }})
 	}
-	m, err := Build(cfg, prog, seed, op.stream, op.exts...)
+	m, err := build(cfg, prog, seed, op.stream, op.exts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -252,18 +287,18 @@ func Run(cfg configs.Config, prog *isa.Program, seed uint64, opts ...Option) (Re
 	idx := make([]int, len(op.parks))
 	for i, p := range op.parks {
 		if idx[i], err = m.Park(p.rule); err != nil {
-			return Result{}, fmt.Errorf("set up run of %s: %w", prog.Name, err)
+			return Result{}, fmt.Errorf("set up the run: %w", err)
 		}
 	}
 	for _, f := range op.setup {
 		if err := f(m); err != nil {
-			return Result{}, fmt.Errorf("set up run of %s: %w", prog.Name, err)
+			return Result{}, fmt.Errorf("set up the run: %w", err)
 		}
 	}
 	m.Start()
 	m.Run()
 	if err := m.InternalError(); err != nil {
-		return Result{}, fmt.Errorf("run %s seed %d: %w", prog.Name, seed, err)
+		return Result{}, fmt.Errorf("internal error: %w", err)
 	}
 	for i, p := range op.parks {
 		if p.res != nil {
@@ -586,17 +621,41 @@ type OutcomeCount struct {
 // CountOutcomes counts a batch's outcomes, in order of precedence (pass
 // first, crash last); unknown outcome names sort last.
 func CountOutcomes(rs []Result) []OutcomeCount {
-	var gs []OutcomeCount
-	index := map[string]int{}
+	var c OutcomeCounter
 	for i, r := range rs {
-		j, ok := index[r.Outcome]
-		if !ok {
-			j = len(gs)
-			index[r.Outcome] = j
-			gs = append(gs, OutcomeCount{Outcome: r.Outcome, First: i})
-		}
-		gs[j].Count++
+		c.Add(i, r.Outcome)
 	}
+	return c.Counts()
+}
+
+// OutcomeCounter counts a batch's outcomes as its runs arrive, in memory
+// that does not grow with the number of runs (CountOutcomes for a slice).
+// The zero value is empty.
+type OutcomeCounter struct {
+	gs    []OutcomeCount
+	index map[string]int
+}
+
+// Add counts run i of the batch, which ended in outcome. Runs may arrive
+// in any order; First is the smallest index added for each outcome.
+func (c *OutcomeCounter) Add(i int, outcome string) {
+	if c.index == nil {
+		c.index = map[string]int{}
+	}
+	j, ok := c.index[outcome]
+	if !ok {
+		j = len(c.gs)
+		c.index[outcome] = j
+		c.gs = append(c.gs, OutcomeCount{Outcome: outcome, First: i})
+	}
+	c.gs[j].Count++
+	c.gs[j].First = min(c.gs[j].First, i)
+}
+
+// Counts returns the counts so far, in order of precedence (pass first,
+// crash last); unknown outcome names sort last, in the order they came.
+func (c *OutcomeCounter) Counts() []OutcomeCount {
+	gs := slices.Clone(c.gs)
 	rank := func(name string) int {
 		k, err := cpu.ParseOutcome(name)
 		if err != nil {

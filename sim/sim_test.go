@@ -120,9 +120,13 @@ func TestSpawnWithoutFreeCoreNamesKey(t *testing.T) {
 	p := assemble(t, ".text\nmain: spawn r2, child, r0\n spawn r3, child, r0\n join r2\n join r3\n exit\nchild: work 1000\n exit\n")
 	cfg := configs.Default()
 	cfg.Machine.Cores = 2
-	_, err := sim.Run(cfg, p, 1)
-	if err == nil || !strings.Contains(err.Error(), "machine.cores") {
-		t.Fatalf("error %v, want one naming machine.cores", err)
+	r, err := sim.Run(cfg, p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome != "crash" || !strings.Contains(r.OutcomeMsg, "machine.cores") || r.OutcomePC != 1 || r.OutcomeThread != 0 {
+		t.Fatalf("outcome %s %q at pc %d thread %d, want a crash at the second spawn naming machine.cores",
+			r.Outcome, r.OutcomeMsg, r.OutcomePC, r.OutcomeThread)
 	}
 	cfg, note := sim.FitCores(cfg, &isa.Program{Name: "x", MinCores: 3})
 	if cfg.Machine.Cores != 3 || !strings.Contains(note, "raising machine.cores from 2 to 3") {
@@ -427,21 +431,6 @@ func TestEventOrderIsGlobal(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-	}
-}
-
-// The first failing run stops a batch: the rest are not started.
-func TestBatchStopsAtFirstError(t *testing.T) {
-	p := assemble(t, ".text\nmain: spawn r2, child, r0\n join r2\n exit\nchild: exit\n")
-	cfg := configs.Default()
-	cfg.Machine.Cores = 1 // every run fails: no free core for the spawn
-	done := 0
-	_, err := sim.RunBatch(sim.Batch{Config: cfg, Program: p, BaseSeed: 1, Runs: 500, Workers: 2, OnDone: func(n int) { done = n }})
-	if err == nil || !strings.Contains(err.Error(), "machine.cores") {
-		t.Fatalf("error %v", err)
-	}
-	if done > 10 {
-		t.Errorf("%d of 500 runs ran after the first failure", done)
 	}
 }
 

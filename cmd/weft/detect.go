@@ -56,29 +56,67 @@ func (f *detectorFlag) runOptions(prog *isa.Program) func() []sim.Option {
 	}
 }
 
-// printFindings prints each detector's findings merged over the runs, and
-// for detectors that learn across runs what they learned.
-func printFindings(w io.Writer, infos []detectors.Info, results []sim.Result) {
-	for _, d := range infos {
-		var m detectors.Merger
-		var l detectors.Learner
+// findingsSummary merges each detector's findings over the runs of a
+// batch as they are delivered (detectors.Merger) and feeds the detectors
+// that learn across runs (detectors.Learner). It keeps no run: each run's
+// findings go to the mergers, and to a learner, which keeps what it needs
+// (AVIO keeps the findings of failing runs to check against what the
+// passing runs taught it).
+type findingsSummary struct {
+	dets []detectorSummary
+	// runs is the number of runs added.
+	runs int
+	// seed0 is the seed of run 0: run i has seed seed0+i.
+	seed0 uint64
+}
+
+// detectorSummary is one detector's merged findings and learner.
+type detectorSummary struct {
+	info    detectors.Info
+	merged  detectors.Merger
+	learner detectors.Learner // nil for detectors that do not learn
+}
+
+// newFindingsSummary returns an empty summary for the detectors.
+func newFindingsSummary(infos []detectors.Info) *findingsSummary {
+	s := &findingsSummary{dets: make([]detectorSummary, len(infos))}
+	for i, d := range infos {
+		s.dets[i].info = d
 		if d.Learn != nil {
-			l = d.Learn()
+			s.dets[i].learner = d.Learn()
 		}
-		for i, r := range results {
-			fs := detectors.Of(d.Name, r.Findings)
-			m.Add(i, r.Seed, fs)
-			if l != nil {
-				l.Add(i, r.Outcome == "pass", fs)
-			}
+	}
+	return s
+}
+
+// add adds run i's findings; runs arrive in index order.
+func (s *findingsSummary) add(i int, r sim.Result) {
+	if s.runs == 0 {
+		s.seed0 = r.Seed - uint64(i)
+	}
+	s.runs++
+	for k := range s.dets {
+		d := &s.dets[k]
+		fs := detectors.Of(d.info.Name, r.Findings)
+		d.merged.Add(i, r.Seed, fs)
+		if d.learner != nil {
+			d.learner.Add(i, r.Outcome == "pass", fs)
 		}
-		printMerged(w, d.Name, m.Merged(), len(results))
-		if l != nil {
+	}
+}
+
+// print prints each detector's findings merged over the runs, and for
+// detectors that learn across runs what they learned.
+func (s *findingsSummary) print(w io.Writer) {
+	for k := range s.dets {
+		d := &s.dets[k]
+		printMerged(w, d.info.Name, d.merged.Merged(), s.runs)
+		if d.learner != nil {
 			var lm detectors.Merger
-			for _, rf := range l.Analyse() {
-				lm.Add(rf.Run, results[rf.Run].Seed, rf.Findings)
+			for _, rf := range d.learner.Analyse() {
+				lm.Add(rf.Run, s.seed0+uint64(rf.Run), rf.Findings)
 			}
-			printMerged(w, d.Name+" across the batch ("+l.Summary()+")", lm.Merged(), len(results))
+			printMerged(w, d.info.Name+" across the batch ("+d.learner.Summary()+")", lm.Merged(), s.runs)
 		}
 	}
 }
@@ -136,7 +174,9 @@ zero.`)
 		return err
 	}
 	fmt.Fprintf(e.stdout, "trace %s: %s seed %d, %s\n", pos[0], r.Workload, r.Seed, r.Outcome)
-	printFindings(e.stdout, det.infos, []sim.Result{r})
+	fsum := newFindingsSummary(det.infos)
+	fsum.add(0, r)
+	fsum.print(e.stdout)
 	return nil
 }
 

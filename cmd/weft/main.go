@@ -20,12 +20,14 @@
 //	weft help [COMMAND]       print usage
 //
 // The exit status is 0 on success whatever the simulated programs did, 1 for
-// bad input or an internal error (with a message on stderr) and 2 for an
+// bad input or an internal error (with a message on stderr), 2 for an
 // unknown command or bad flags (with the message and a hint naming the
-// help to read on stderr).
+// help to read on stderr), and 130 (143 for SIGTERM) for a weft run batch
+// stopped by Ctrl-C or SIGTERM after writing the runs it finished.
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -40,12 +42,24 @@ import (
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// env is what a command sees of the process: its output streams and
-// whether stderr is a terminal (for progress bars).
+// env is what a command sees of the process: its output streams, whether
+// stderr is a terminal (for progress bars) and the context that stops a
+// long command early (weft run adds SIGINT and SIGTERM to it).
 type env struct {
 	stdout, stderr io.Writer
 	// tty reports whether stderr is an interactive terminal.
 	tty bool
+	// ctx, when cancelled, stops a batch as a signal does (tests use it;
+	// nil is context.Background).
+	ctx context.Context
+}
+
+// context returns the command's context.
+func (e env) context() context.Context {
+	if e.ctx == nil {
+		return context.Background()
+	}
+	return e.ctx
 }
 
 // command is one subcommand.
@@ -96,7 +110,13 @@ func lookupCommand(name string) (command, bool) {
 // run is the whole program: it runs the command in args, writing to stdout
 // and stderr, and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	e := env{stdout: stdout, stderr: stderr, tty: isTerminal(stderr)}
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is run with a context whose cancellation stops a batch as
+// SIGINT does.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := env{stdout: stdout, stderr: stderr, tty: isTerminal(stderr), ctx: ctx}
 	if len(args) == 0 {
 		return exitStatus(e, defaultExperiment(e))
 	}
@@ -161,7 +181,9 @@ commands:
 Run "weft help COMMAND" or "weft COMMAND -h" for a command's flags.
 Flags may come before or after arguments; -x and --x are the same flag.
 Exit status: 0 on success whatever the simulated programs did, 1 for bad
-input or an internal error, 2 for an unknown command or bad flags.
+input or an internal error, 2 for an unknown command or bad flags, 130
+(143 for SIGTERM) for a batch stopped by Ctrl-C after keeping its
+finished runs.
 `)
 }
 
@@ -226,9 +248,13 @@ func (r *rawError) Unwrap() error { return r.err }
 func exitStatus(e env, err error) int {
 	var ue *usageError
 	var re *rawError
+	var ie *interruptedError
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return 0
+	case errors.As(err, &ie):
+		fmt.Fprintf(e.stderr, "weft: %s\n", ie.msg)
+		return ie.status
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "weft: %s\nrun '%s' for usage\n", ue.msg, ue.help)
 		return 2

@@ -18,10 +18,14 @@ figures, or one of weft's own machine studies) and writes DIR/NAME.md with
 its tables beside the paper's values, its plots, the exact configs and seeds
 and a comment on the differences, plus one CSV (and Markdown and JSON) per
 table or figure under DIR/NAME/. "all" runs every reproduction; --list names
-them.`)
+them.
+
+An experiment keeps every run to build its tables, so --seeds is at most
+1000: the default experiment holds about 2.5 MB a seed (225 runs), so
+1000 seeds already take about 2.5 GB and 225,000 runs.`)
 	list := fs.Bool("list", false, "list the reproductions and exit")
 	out := fs.String("out", "weft-out", "output `DIR`")
-	seeds := fs.Int("seeds", 0, "runs per point (`N`; 0: each experiment's default)")
+	seeds := fs.Int("seeds", 0, fmt.Sprintf("runs per point (`N`, at most %d; 0: each experiment's default)", maxSeeds))
 	workers := fs.Int("workers", 0, "runs in flight (`N`; 0: one per host CPU)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	pos, err := fs.parse(e, args)
@@ -49,6 +53,9 @@ them.`)
 	if *seeds < 0 || *workers < 0 {
 		return usagef(fs, "reproduce: --seeds and --workers must not be negative")
 	}
+	if *seeds > maxSeeds {
+		return usagef(fs, "reproduce: --seeds %d is more than %d, the most an experiment may run per point (it holds every run in memory)", *seeds, maxSeeds)
+	}
 	var todo []experiments.Experiment
 	if pos[0] == "all" {
 		todo = experiments.List()
@@ -66,6 +73,12 @@ them.`)
 	}
 	return nil
 }
+
+// maxSeeds is the most runs per point `weft reproduce --seeds` takes.
+// Experiments hold every run's result until they build their tables: the
+// default experiment about 2.5 MB a seed (225 runs of ~11 KB), so 1000
+// seeds is about 2.5 GB of memory.
+const maxSeeds = 1000
 
 // runExperiment runs x with a progress bar, writes its report as
 // dir/stem.md (stem "" is the experiment's name), and prints where it went

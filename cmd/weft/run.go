@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -47,12 +50,28 @@ L1's ("l1[i]") and the bus's, over the region of interest; JSON gains
 
 --out DIR also writes DIR/runs.jsonl (the JSON lines), DIR/config.toml (the
 resolved config) and DIR/program.s (the program's disassembly, each
-instruction with its PC and source line).
+instruction with its PC and source line). runs.jsonl is written as the
+runs finish, to a hidden temporary file renamed into place when the batch
+is complete, so a runs.jsonl is always a whole batch.
 
-The exit status is 0 whatever the programs' outcomes.`)
+Runs are printed and written in run order as they finish, and a batch
+keeps only what its summary needs, so memory does not grow with --runs.
+--runs is at most 100000000: more would take hours even for the smallest
+program and hundreds of GB of JSON, so it can only be a typing mistake;
+split a bigger study into batches with --seed. A run's outcome, whatever
+it is (a crash, a spawn that finds no free core among them), never stops
+the batch.
+
+Ctrl-C (or SIGTERM) stops a batch after the runs in flight: the runs
+finished before the first unfinished one are printed (or summarised) and,
+with --out, written to DIR/runs.partial.jsonl instead of runs.jsonl; a
+note on stderr says how many. A second Ctrl-C kills at once.
+
+The exit status is 0 whatever the programs' outcomes; 1 for bad input or
+an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 	var t targetFlags
 	t.add(fs)
-	runs := fs.Int("runs", 1, "number of runs (`N`), seeds SEED..SEED+N-1")
+	runs := fs.Int("runs", 1, fmt.Sprintf("number of runs (`N`, at most %d), seeds SEED..SEED+N-1", maxRuns))
 	workers := fs.Int("workers", 0, "runs in flight at once (`N`; 0: one per host CPU); results do not depend on it")
 	asJSON := fs.Bool("json", false, "print one JSON object per run, one a line, and nothing else")
 	out := fs.String("out", "", "also write runs.jsonl, config.toml and program.s into `DIR`")
@@ -70,6 +89,9 @@ The exit status is 0 whatever the programs' outcomes.`)
 	if *runs < 1 {
 		return usagef(fs, "run: --runs must be at least 1, got %d", *runs)
 	}
+	if *runs > maxRuns {
+		return usagef(fs, "run: --runs %d is more than %d, the most one batch may have (split a bigger study into batches with --seed)", *runs, maxRuns)
+	}
 	if *workers < 0 {
 		return usagef(fs, "run: --workers must be at least 0, got %d", *workers)
 	}
@@ -83,10 +105,27 @@ The exit status is 0 whatever the programs' outcomes.`)
 	if tg.note != "" && !*quiet {
 		fmt.Fprintln(e.stderr, tg.note)
 	}
+	var od *outDir
+	if *out != "" {
+		if od, err = createOutDir(*out); err != nil {
+			return err
+		}
+		defer od.abort() // a no-op once finished
+	}
 
+	in := catchInterrupts(e.context())
+	defer in.stop()
 	bar := newProgress(e, *quiet || *runs == 1, *runs, "running "+tg.prog.Name)
+	sum := newBatchSummary(*runs)
+	var found *findingsSummary
+	if det.set {
+		found = newFindingsSummary(det.infos)
+	}
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
+	enc.SetEscapeHTML(false)
 	start := time.Now()
-	results, err := sim.RunBatch(sim.Batch{
+	err = sim.StreamBatch(in.ctx, sim.Batch{
 		Config:   tg.cfg,
 		Program:  tg.prog,
 		BaseSeed: tg.cfg.Sim.Seed,
@@ -94,38 +133,79 @@ The exit status is 0 whatever the programs' outcomes.`)
 		Workers:  *workers,
 		OnDone:   bar.done,
 		Options:  runOptions(det.runOptions(tg.prog), *groups),
+	}, func(i int, r sim.Result) error {
+		if *asJSON || od != nil {
+			line.Reset()
+			if err := enc.Encode(&r); err != nil {
+				return fmt.Errorf("encode run %d (seed %d): %w", i, r.Seed, err)
+			}
+			if od != nil {
+				if err := od.write(line.Bytes()); err != nil {
+					return err
+				}
+			}
+			if *asJSON {
+				if _, err := e.stdout.Write(line.Bytes()); err != nil {
+					return fmt.Errorf("write run %d: %w", i, err)
+				}
+			}
+		}
+		sum.add(i, r)
+		if found != nil {
+			found.add(i, r)
+		}
+		return nil
 	})
 	bar.finish()
-	if err != nil {
-		return err
-	}
 	host := time.Since(start)
-
-	lines, err := jsonLines(results)
-	if err != nil {
+	interrupted := err != nil && errors.Is(err, context.Canceled)
+	if err != nil && !interrupted {
 		return err
 	}
-	if *out != "" {
-		if err := writeOutDir(*out, tg.cfg, tg.prog, lines); err != nil {
+	if od != nil {
+		if err := od.finish(tg.cfg, tg.prog, interrupted); err != nil {
 			return err
 		}
 	}
-	if *asJSON {
-		_, err := e.stdout.Write(lines)
-		return err
+	if !*asJSON && sum.runs > 0 {
+		if *runs == 1 {
+			printRun(e.stdout, tg, sum.head)
+			printGroups(e.stdout, sum.head.Groups)
+		} else {
+			sum.print(e.stdout, &t, tg.prog)
+		}
+		if found != nil {
+			found.print(e.stdout)
+		}
+		printHost(e.stdout, sum.instrs, sum.cycles, host)
 	}
-	if len(results) == 1 {
-		printRun(e.stdout, tg, results[0])
-		printGroups(e.stdout, results[0].Groups)
-	} else {
-		printBatch(e.stdout, &t, tg.prog, results)
+	if interrupted {
+		msg := fmt.Sprintf("run: interrupted after %d of %d runs", sum.runs, *runs)
+		if sum.runs > 0 {
+			msg += fmt.Sprintf(" (seeds %d..%d", tg.cfg.Sim.Seed, sum.lastSeed)
+			switch {
+			case *asJSON && od != nil:
+				msg += fmt.Sprintf(", printed and in %s)", od.partialPath())
+			case *asJSON:
+				msg += ", printed)"
+			case od != nil:
+				msg += fmt.Sprintf(", summarised and in %s)", od.partialPath())
+			default:
+				msg += ", summarised)"
+			}
+		}
+		return &interruptedError{msg: msg, status: in.status()}
 	}
-	if det.set {
-		printFindings(e.stdout, det.infos, results)
-	}
-	printHost(e.stdout, results, host)
 	return nil
 }
+
+// maxRuns is the most runs one `weft run` batch may have. Memory does not
+// limit it (a batch streams its runs), time and disk do: 10^8 runs of the
+// smallest program take hours on a workstation (about 20,000 runs a second
+// on two host CPUs), and their JSON lines (1–10 KB a run) fill hundreds of
+// GB, so a larger count is a typing mistake; a bigger study is several
+// batches (--seed).
+const maxRuns = 100_000_000
 
 // jsonLines encodes the results as JSON, one object a line.
 func jsonLines(results []sim.Result) ([]byte, error) {
@@ -140,26 +220,100 @@ func jsonLines(results []sim.Result) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// writeOutDir writes the run's record into dir: runs.jsonl, config.toml
-// and program.s.
-func writeOutDir(dir string, cfg configs.Config, prog *isa.Program, lines []byte) error {
+// Files of a `weft run --out` directory.
+const (
+	// runsFile holds the JSON lines of a complete batch.
+	runsFile = "runs.jsonl"
+	// partialRunsFile holds the JSON lines of the runs an interrupted
+	// batch finished, in run order; its name says it is not the batch.
+	partialRunsFile = "runs.partial.jsonl"
+)
+
+// outDir is a `weft run --out DIR` being written. The JSON lines go, as
+// the runs are delivered, to a hidden temporary file in DIR; when the batch
+// is complete it becomes DIR/runs.jsonl, when it is interrupted
+// DIR/runs.partial.jsonl (and any runs.jsonl of an earlier batch is
+// removed, so DIR never shows a complete-looking runs.jsonl beside this
+// batch's config); when it fails DIR is left as it was. config.toml and
+// program.s are written when the batch ends, before the runs file.
+type outDir struct {
+	dir  string
+	f    *atomicfile.File
+	w    *bufio.Writer
+	done bool
+}
+
+// createOutDir creates dir if needed and starts its runs file.
+func createOutDir(dir string) (*outDir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	f, err := atomicfile.Create(filepath.Join(dir, runsFile))
+	if err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	return &outDir{dir: dir, f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+// write appends one JSON line.
+func (o *outDir) write(line []byte) error {
+	if _, err := o.w.Write(line); err != nil {
+		return fmt.Errorf("--out: write %s: %w", filepath.Join(o.dir, runsFile), err)
+	}
+	return nil
+}
+
+// partialPath is where an interrupted batch's runs go.
+func (o *outDir) partialPath() string { return filepath.Join(o.dir, partialRunsFile) }
+
+// finish moves the runs into place with config.toml and program.s: it
+// removes the runs files of an earlier batch (runs.jsonl and
+// runs.partial.jsonl), writes config.toml and program.s, then renames the
+// runs file to runs.jsonl, or to runs.partial.jsonl when the batch was
+// interrupted. Each file appears whole or not at all.
+func (o *outDir) finish(cfg configs.Config, prog *isa.Program, interrupted bool) error {
+	o.done = true
+	fail := func(err error) error {
+		o.f.Abort()
 		return fmt.Errorf("--out: %w", err)
+	}
+	if err := o.w.Flush(); err != nil {
+		return fail(fmt.Errorf("write %s: %w", filepath.Join(o.dir, runsFile), err))
+	}
+	keep := filepath.Join(o.dir, runsFile)
+	if interrupted {
+		keep = o.partialPath()
+	}
+	for _, name := range []string{runsFile, partialRunsFile} {
+		if err := os.Remove(filepath.Join(o.dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fail(err)
+		}
 	}
 	files := []struct {
 		name string
 		data []byte
 	}{
-		{"runs.jsonl", lines},
-		{"config.toml", []byte(configText(cfg, "resolved config of the runs in runs.jsonl"))},
+		{"config.toml", []byte(configText(cfg, "resolved config of the runs in "+filepath.Base(keep)))},
 		{"program.s", []byte(isa.Listing(prog))},
 	}
 	for _, f := range files {
-		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.data); err != nil {
-			return fmt.Errorf("--out: %w", err)
+		if err := atomicfile.WriteFile(filepath.Join(o.dir, f.name), f.data); err != nil {
+			return fail(err)
 		}
 	}
+	if err := o.f.CommitAs(keep); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
 	return nil
+}
+
+// abort discards the runs file of a batch that failed, leaving DIR as it
+// was; it does nothing once finish has run.
+func (o *outDir) abort() {
+	if !o.done {
+		o.done = true
+		o.f.Abort()
+	}
 }
 
 // configText is cfg as TOML under a comment line giving its hash, the weft
@@ -168,13 +322,9 @@ func configText(cfg configs.Config, what string) string {
 	return fmt.Sprintf("# config hash %s, weft %s: %s\n%s", cfg.Hash(), version.String(), what, cfg.TOML())
 }
 
-// printHost prints the host-speed line of a batch.
-func printHost(w io.Writer, results []sim.Result, host time.Duration) {
-	var instrs, cycles uint64
-	for _, r := range results {
-		instrs += r.Instructions
-		cycles += r.Cycles
-	}
+// printHost prints the host-speed line of a batch that simulated instrs
+// instructions and cycles cycles in host time.
+func printHost(w io.Writer, instrs, cycles uint64, host time.Duration) {
 	secs := host.Seconds()
 	if secs <= 0 {
 		secs = 1e-9

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -99,65 +98,115 @@ func printBreakdown(w io.Writer, b []sim.CoreTime) {
 	}
 }
 
-// printBatch prints the readable summary of a batch: the outcome
+// batchSummary is what the readable summary of a batch needs, gathered
+// as the runs are delivered so that its memory does not grow with their
+// number: the first run, the outcome counts with the first run of each
+// outcome, and running means, minima and maxima.
+type batchSummary struct {
+	// runs is the number of runs added; total the batch's size.
+	runs, total int
+	// head is run 0: the workload, first seed, cores and config.
+	head sim.Result
+	// lastSeed is the seed of the last run added.
+	lastSeed uint64
+	outcomes sim.OutcomeCounter
+	// firsts is the first run of each outcome.
+	firsts map[string]sim.Result
+	// cols are the statistics' running values, in batchColumns order.
+	cols [len(batchColumns)]running
+	// instrs and cycles are the totals for the host-speed line.
+	instrs, cycles uint64
+}
+
+// running is a running sum, minimum and maximum.
+type running struct {
+	sum, lo, hi float64
+}
+
+// batchColumns are the rows of a batch's statistics table.
+var batchColumns = [...]struct {
+	name   string
+	value  func(r sim.Result) float64
+	format func(float64) string
+}{
+	{"cycles", func(r sim.Result) float64 { return float64(r.Cycles) }, results.FormatReadable},
+	{"instructions", func(r sim.Result) float64 { return float64(r.Instructions) }, results.FormatReadable},
+	{"IPC", runIPC, results.FormatReadable},
+	{"L1 miss rate", func(r sim.Result) float64 { return stats(r)("l1_miss_rate") }, pct},
+	{"bus utilisation", func(r sim.Result) float64 { return stats(r)("bus_utilization") }, pct},
+	{"L1 misses", func(r sim.Result) float64 {
+		st := stats(r)
+		return st("l1_read_misses") + st("l1_write_misses") + st("l1_upgrade_misses")
+	}, results.FormatReadable},
+}
+
+// newBatchSummary returns an empty summary of a batch of total runs.
+func newBatchSummary(total int) *batchSummary {
+	return &batchSummary{total: total, firsts: map[string]sim.Result{}}
+}
+
+// add adds run i; runs arrive in index order.
+func (s *batchSummary) add(i int, r sim.Result) {
+	if s.runs == 0 {
+		s.head = r
+	}
+	s.runs++
+	s.lastSeed = r.Seed
+	s.outcomes.Add(i, r.Outcome)
+	if _, ok := s.firsts[r.Outcome]; !ok {
+		s.firsts[r.Outcome] = r
+	}
+	for k, c := range batchColumns {
+		v := c.value(r)
+		col := &s.cols[k]
+		if s.runs == 1 {
+			col.lo, col.hi = v, v
+		}
+		col.sum += v
+		col.lo = min(col.lo, v)
+		col.hi = max(col.hi, v)
+	}
+	s.instrs += r.Instructions
+	s.cycles += r.Cycles
+}
+
+// print prints the readable summary of the batch: the outcome
 // distribution, with the first seed of each outcome other than pass and a
-// command that reproduces it, then cycle and instruction statistics.
-func printBatch(w io.Writer, t *targetFlags, prog *isa.Program, rs []sim.Result) {
-	first, last := rs[0].Seed, rs[len(rs)-1].Seed
-	fmt.Fprintf(w, "workload  %s   %d runs (seeds %d..%d)   %s   config %s\n",
-		rs[0].Workload, len(rs), first, last, plural(rs[0].Cores, "core"), rs[0].ConfigHash)
+// command that reproduces it, then cycle and instruction statistics. A
+// batch stopped early says how far it got.
+func (s *batchSummary) print(w io.Writer, t *targetFlags, prog *isa.Program) {
+	h := s.head
+	fmt.Fprintf(w, "workload  %s   %s (seeds %d..%d)   %s   config %s\n",
+		h.Workload, plural(s.runs, "run"), h.Seed, s.lastSeed, plural(h.Cores, "core"), h.ConfigHash)
+	if s.runs < s.total {
+		fmt.Fprintf(w, "          interrupted: the first %d of %d runs\n", s.runs, s.total)
+	}
 	fmt.Fprintln(w, "\noutcomes")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, g := range groupOutcomes(rs) {
-		fmt.Fprintf(tw, "  %s\t%d\t%s", g.name, g.count, pct(ratio(float64(g.count), float64(len(rs)))))
-		if g.name != "pass" {
-			r := rs[g.first]
+	counts := s.outcomes.Counts()
+	for _, g := range counts {
+		fmt.Fprintf(tw, "  %s\t%d\t%s", g.Outcome, g.Count, pct(ratio(float64(g.Count), float64(s.runs))))
+		if g.Outcome != "pass" {
+			r := s.firsts[g.Outcome]
 			fmt.Fprintf(tw, "\tfirst at seed %d: %s", r.Seed, outcomeText(r, prog))
 		}
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	for _, g := range groupOutcomes(rs) {
-		if g.name != "pass" {
-			fmt.Fprintf(w, "  reproduce %s: weft run %s --seed %d\n", g.name, t.source(), rs[g.first].Seed)
+	for _, g := range counts {
+		if g.Outcome != "pass" {
+			fmt.Fprintf(w, "  reproduce %s: weft run %s --seed %d\n", g.Outcome, t.source(), s.firsts[g.Outcome].Seed)
 		}
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tmean\tmin\tmax\t")
-	row := func(name string, f func(r sim.Result) float64, format func(float64) string) {
-		mean, lo, hi := summarize(rs, f)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, format(mean), format(lo), format(hi))
+	for k, c := range batchColumns {
+		col := s.cols[k]
+		mean := col.sum / float64(s.runs)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", c.name, c.format(mean), c.format(col.lo), c.format(col.hi))
 	}
-	num := results.FormatReadable
-	row("cycles", func(r sim.Result) float64 { return float64(r.Cycles) }, num)
-	row("instructions", func(r sim.Result) float64 { return float64(r.Instructions) }, num)
-	row("IPC", runIPC, num)
-	row("L1 miss rate", func(r sim.Result) float64 { return stats(r)("l1_miss_rate") }, pct)
-	row("bus utilisation", func(r sim.Result) float64 { return stats(r)("bus_utilization") }, pct)
-	row("L1 misses", func(r sim.Result) float64 {
-		st := stats(r)
-		return st("l1_read_misses") + st("l1_write_misses") + st("l1_upgrade_misses")
-	}, num)
 	tw.Flush()
-}
-
-// outcomeGroup is one outcome of a batch: how many runs had it and the
-// index of the first.
-type outcomeGroup struct {
-	name  string
-	count int
-	first int
-}
-
-// groupOutcomes counts the outcomes of rs, in the order of cpu's outcome
-// kinds (pass first, then by rising severity); unknown names come last.
-func groupOutcomes(rs []sim.Result) []outcomeGroup {
-	var gs []outcomeGroup
-	for _, c := range sim.CountOutcomes(rs) {
-		gs = append(gs, outcomeGroup{name: c.Outcome, count: c.Count, first: c.First})
-	}
-	return gs
 }
 
 // outcomeText describes a run's outcome on one line: its kind and
@@ -212,18 +261,6 @@ func stats(r sim.Result) func(name string) float64 {
 		v, _ := r.Stats.Get(name)
 		return v
 	}
-}
-
-// summarize returns the mean, minimum and maximum of f over rs.
-func summarize(rs []sim.Result, f func(sim.Result) float64) (mean, lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, r := range rs {
-		v := f(r)
-		mean += v
-		lo = min(lo, v)
-		hi = max(hi, v)
-	}
-	return mean / float64(len(rs)), lo, hi
 }
 
 // ratio is a/b, or 0 when b is 0.

@@ -55,6 +55,14 @@ func (f *File) Commit() error {
 	return nil
 }
 
+// CommitAs flushes the file and moves it to path instead of the path it
+// was created for (which is left as it was). path must be in the same
+// directory.
+func (f *File) CommitAs(path string) error {
+	f.path = path
+	return f.Commit()
+}
+
 // Abort discards the file; its path is left as it was.
 func (f *File) Abort() {
 	f.Close()

@@ -41,3 +41,26 @@ func TestCreateInMissingDirectory(t *testing.T) {
 		t.Errorf("error %v should name the file and not the temporary one", err)
 	}
 }
+
+func TestCommitAs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "runs.jsonl")
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("partial\n")
+	other := filepath.Join(dir, "runs.partial.jsonl")
+	if err := f.CommitAs(other); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(other); string(got) != "partial\n" {
+		t.Errorf("%s holds %q", other, got)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s exists: %v", path, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}

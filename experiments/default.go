@@ -79,6 +79,12 @@ func runDefault(env Env) (*Report, error) {
 		}
 		cfgs[i], progs[i] = cfg, prog
 		first[i] = len(jobs)
+		// The same seeds with BB-HW on, for its simulated-cycle overhead.
+		hw := cfg
+		hw.Bugaboo.Enabled = true
+		for s := 0; s < seeds; s++ {
+			jobs = append(jobs, job{Config: hw, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: withGroups})
+		}
 		n := 2 * seeds
 		if en.Kind == workloads.Profile {
 			n = seeds
@@ -101,10 +107,13 @@ func runDefault(env Env) (*Report, error) {
 	}
 	runs := make([][]sim.Result, len(entries))
 	train := make([][]sim.Result, len(entries))
+	hwRuns := make([][]sim.Result, len(entries))
 	for i, en := range entries {
-		runs[i] = all[first[i] : first[i]+seeds]
+		o := first[i]
+		hwRuns[i] = all[o : o+seeds]
+		runs[i] = all[o+seeds : o+2*seeds]
 		if en.Kind != workloads.Profile {
-			train[i] = all[first[i]+seeds : first[i]+2*seeds]
+			train[i] = all[o+2*seeds : o+3*seeds]
 		}
 	}
 
@@ -210,6 +219,8 @@ func runDefault(env Env) (*Report, error) {
 		return nil, fmt.Errorf("default experiment: %w", err)
 	}
 	text.WriteString("\n" + matrixText)
+	overhead, overheadText := overheadSection(entries, runs, hwRuns)
+	text.WriteString(overheadText)
 	return &Report{
 		Name:  "default",
 		Title: "weft default experiment",
@@ -219,7 +230,7 @@ machine (each kernel's .cores raises machine.cores where it needs more),
 with the hb, lockset and AVIO detectors attached, and the detector × bug
 matrix they give. Later issues add the other papers' detectors and the
 hardware overheads here.`, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1),
-		Sections: []Section{sec, matrix},
+		Sections: []Section{sec, matrix, overhead},
 		Configs:  []NamedConfig{{Name: "default", Config: base}},
 		Seeds: fmt.Sprintf("%d..%d for every workload (detectors attached); %d..%d train AVIO", base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1,
 			base.Sim.Seed+uint64(seeds), base.Sim.Seed+uint64(2*seeds)-1),

@@ -71,7 +71,9 @@ func overheadSection(entries []workloads.Entry, runs, hwRuns [][]sim.Result) (Se
 core, 5000-cycle traps plus 10 cycles per drained entry). The overhead is
 the metadata riding every read reply and invalidation ack (74 bits, 10
 bytes on a 32-byte-wide bus) and the traps charged to the core that fills
-a table. The paper claims near-zero overhead without measuring it.`,
+a table. The paper claims near-zero overhead without measuring it. A
+small negative overhead is a different schedule: the extra bus cycles
+shift when threads meet on locks and barriers.`,
 		Tables: []*results.Table{t},
 		Plots: []Plot{{Name: "bbhw_overhead", Caption: "BB-HW's simulated-cycle overhead on the synthetic profiles", Data: t,
 			Draw: func(path string) error {

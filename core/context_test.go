@@ -10,13 +10,13 @@ import (
 // stores str in (), the reader reads str in (RmWr) and len in (RmWr,LcRd),
 // the writer stores len in (LcWr,RmRd,RmRd).
 func TestContextFigure5(t *testing.T) {
-	for _, code := range []core.ContextCode{{Size: 5}, {Size: 5, DistinctEmpty: true}} {
-		var w, r uint32
+	for _, code := range []core.ContextCode{{Size: 5, DistinctEmpty: true}} {
+		var w, r core.Context
 		nw, nr := 0, 0
-		push := func(ctx *uint32, n *int, e core.CommEvent) { *ctx = code.Push(*ctx, e); *n++ }
-		check := func(what string, ctx uint32, n int, want string) {
+		push := func(ctx *core.Context, n *int, e core.CommEvent) { *ctx = code.Push(*ctx, e); *n++ }
+		check := func(what string, ctx core.Context, n int, want string) {
 			t.Helper()
-			if got := code.Format(ctx, n); got != want {
+			if got := code.Format(ctx); got != want {
 				t.Errorf("%+v: %s ran in %s, want %s", code, what, got, want)
 			}
 		}
@@ -33,12 +33,12 @@ func TestContextFigure5(t *testing.T) {
 	}
 	// Five events fill a 10-bit register; the sixth pushes the oldest out.
 	c := core.ContextCode{Size: 5}
-	var x uint32
+	var x core.Context
 	for _, e := range []core.CommEvent{core.RmWr, core.LcRd, core.LcWr, core.RmRd, core.RmWr, core.LcWr} {
 		x = c.Push(x, e)
 	}
-	if x != 0b00_01_10_11_01 || c.Format(x, -1) != "(LcRd,LcWr,RmRd,RmWr,LcWr)" || c.Bits() != 10 {
-		t.Errorf("context %010b %s", x, c.Format(x, -1))
+	if x != 0b00_01_10_11_01 || c.Format(x) != "(LcRd,LcWr,RmRd,RmWr,LcWr)" || c.Width() != 10 {
+		t.Errorf("context %010b %s", x, c.Format(x))
 	}
 	if (core.ContextCode{}).Push(7, core.RmWr) != 0 {
 		t.Errorf("size 0 keeps a context")

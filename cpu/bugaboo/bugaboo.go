@@ -107,12 +107,12 @@ var statNames = [numStats]string{"ctx_shifts", "meta_writes", "ct_inserts", "ct_
 // entry is one communication-table edge.
 type entry struct {
 	srcPC, dstPC   uint64
-	srcCtx, dstCtx uint32
+	srcCtx, dstCtx core.Context
 }
 
 // state is everything a checkpoint copies.
 type state struct {
-	ctx     []uint32     // per core
+	ctx     []core.Context // per core
 	ct      [][]entry    // per table
 	trapEnd []core.Cycle // per table: the end of its current drain
 	open    []bool       // per table: a drain whose TrapEnd is not yet emitted
@@ -156,7 +156,7 @@ func (h *HW) Name() string { return "bugaboo" }
 // every line.
 func (h *HW) Meta() coherence.MetaRequest {
 	fs := []coherence.Field{{Name: "pc", Bits: h.spec.PCBits}}
-	if b := h.spec.Code.Bits(); b > 0 {
+	if b := int(h.spec.Code.Width()); b > 0 {
 		fs = append(fs, coherence.Field{Name: "ctx", Bits: b})
 	}
 	return coherence.MetaRequest{Gran: coherence.PerLine, Fields: fs}
@@ -173,7 +173,7 @@ func (h *HW) Attach(p *cpu.Port) error {
 	if h.spec.Central {
 		tables = 1
 	}
-	h.st.ctx = make([]uint32, cores)
+	h.st.ctx = make([]core.Context, cores)
 	h.st.ct = make([][]entry, tables)
 	for i := range h.st.ct {
 		h.st.ct[i] = make([]entry, 0, min(h.spec.Entries, 1<<12))
@@ -204,7 +204,7 @@ const (
 func (h *HW) pcField(pc int32) uint64 { return uint64(pc)&h.pcMask + 1 }
 
 // setRecord writes the writer's PC and context into a line's record.
-func (h *HW) setRecord(meta []uint64, pc int32, ctx uint32) {
+func (h *HW) setRecord(meta []uint64, pc int32, ctx core.Context) {
 	meta[fieldPC] = h.pcField(pc)
 	if len(meta) > fieldCtx {
 		meta[fieldCtx] = uint64(ctx)
@@ -259,21 +259,21 @@ func (h *HW) snoop(tx *coherence.Txn, sn *coherence.Snoop, resp, req []uint64, s
 	if kind < 0 {
 		return
 	}
-	src, srcCtx := NullPC, uint32(0)
+	src, srcCtx := NullPC, core.Context(0)
 	if resp[fieldPC] != 0 {
 		src = resp[fieldPC] - 1
 		if len(resp) > fieldCtx {
-			srcCtx = uint32(resp[fieldCtx])
+			srcCtx = core.Context(resp[fieldCtx])
 		}
 	}
-	h.insert(now, tx, kind, src, srcCtx, uint32(*scratch))
+	h.insert(now, tx, kind, src, srcCtx, core.Context(*scratch))
 }
 
 // fill shifts the requester's own event, inserts a memory-served read's
 // NULL edge, and writes the requester's record.
 func (h *HW) fill(tx *coherence.Txn, meta []uint64, scratch *uint64) {
 	now := tx.Done
-	ctx := uint32(*scratch)
+	ctx := core.Context(*scratch)
 	if tx.Kind == coherence.TxnBusRd {
 		if tx.Supplier < 0 && h.spec.RecordMemoryMisses {
 			h.insert(now, tx, MEM, NullPC, 0, ctx)
@@ -310,7 +310,7 @@ func (h *HW) table(c int) int {
 // insert adds an edge to the requester's table at cycle now, dropping it
 // (or making the requester wait) while the table drains, and traps when
 // the table is full.
-func (h *HW) insert(now core.Cycle, tx *coherence.Txn, kind int, src uint64, srcCtx, dstCtx uint32) {
+func (h *HW) insert(now core.Cycle, tx *coherence.Txn, kind int, src uint64, srcCtx, dstCtx core.Context) {
 	t := h.table(tx.Core)
 	h.closeTrap(t, now)
 	if now < h.st.trapEnd[t] {

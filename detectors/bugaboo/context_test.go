@@ -63,7 +63,7 @@ func TestEncodingBasics(t *testing.T) {
 	if got := DefaultEncoding.Format(0); got != "(LcRd,LcRd,LcRd,LcRd,LcRd)" {
 		t.Errorf("the 2-bit empty register reads %q, want five LcRd", got)
 	}
-	if Event(7).String() != "Event(7)" {
+	if Event(7).String() != "CommEvent(7)" {
 		t.Errorf("bad event name %q", Event(7).String())
 	}
 }

@@ -113,10 +113,10 @@ type entry struct {
 // state is everything a checkpoint copies.
 type state struct {
 	ctx     []core.Context // per core
-	ct      [][]entry    // per table
-	trapEnd []core.Cycle // per table: the end of its current drain
-	open    []bool       // per table: a drain whose TrapEnd is not yet emitted
-	dropped []uint64     // per table: drops during the current drain
+	ct      [][]entry      // per table
+	trapEnd []core.Cycle   // per table: the end of its current drain
+	open    []bool         // per table: a drain whose TrapEnd is not yet emitted
+	dropped []uint64       // per table: drops during the current drain
 	stats   [numStats]uint64
 }
 

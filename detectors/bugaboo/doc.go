@@ -1,6 +1,6 @@
 // Package bugaboo finds concurrency bugs with context-aware communication
-// graphs, after Bugaboo (Lucia and Ceze, MICRO 2009; digest
-// /work/shared/papers/bugaboo-digest.md).
+// graphs, after Bugaboo (Lucia and Ceze, "Finding Concurrency Bugs with
+// Context-Aware Communication Graphs", MICRO 2009).
 //
 // A communication graph has a node per static memory instruction paired
 // with its communication context, the last few communication events

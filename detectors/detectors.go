@@ -17,6 +17,7 @@ import (
 
 	"weft/core"
 	"weft/detectors/avio"
+	"weft/detectors/bugaboo"
 	"weft/detectors/hb"
 	"weft/detectors/lockset"
 	"weft/internal/suggest"
@@ -35,14 +36,17 @@ type Detector interface {
 	Findings() []core.Finding
 }
 
-// Learner learns across the runs of a batch: add every run's outcome and
-// per-run findings, then analyse.
+// Learner learns across the runs of a batch: add every run's outcome,
+// per-run findings and the run's detector itself (for what is not in its
+// findings, such as Bugaboo's communication graph), then analyse.
 type Learner interface {
 	// Add adds run number run (its index in the batch), whether it passed,
-	// and the findings its detector made.
-	Add(run int, pass bool, findings []core.Finding)
-	// Analyse returns the learned findings of each run that has any, in
-	// run order.
+	// the findings its detector made, and the detector (nil when the
+	// findings come from elsewhere).
+	Add(run int, pass bool, findings []core.Finding, d Detector)
+	// Analyse returns the learned findings: per run (in run order) for a
+	// learner that checks runs, or one batch-wide list with Run -1 for one
+	// that ranks over the whole batch.
 	Analyse() []RunFindings
 	// Summary says in one line what was learned from (e.g. "trained on 12
 	// passing runs").
@@ -91,7 +95,72 @@ func All() []Info {
 			Kinds: avio.New(empty, avio.Options{}).Kinds(),
 			New:   func(p *isa.Program) Detector { return avio.New(p, avio.Options{}) },
 			Learn: func() Learner { return &avioLearner{l: avio.NewLearner()} }},
+		bbsw("bbsw", "Bugaboo in software (BB-SW, word granularity, 5-event contexts): code points in rare communication contexts per run; across a batch, the labeled ranking (failing runs' bug-only graphs against the passing runs')", bugaboo.SWOptions{}),
+		bbsw("bbsw-line", "BB-SW at cache-line granularity", bugaboo.SWOptions{Granularity: bugaboo.Line, LineBytes: 64}),
+		bbsw("bbsw-noctx", "BB-SW without context (the context-oblivious graph)", bugaboo.SWOptions{NoContext: true}),
+		{Name: "bbhw", Summary: "the graphs Bugaboo's hardware drains from its communication tables (needs bugaboo.enabled=true), ranked as bbsw ranks",
+			Kinds: bugaboo.NewHW(empty).Kinds(),
+			New:   func(p *isa.Program) Detector { return bugaboo.NewHW(p) },
+			Learn: func() Learner { return &bugabooLearner{name: "bbhw"} }},
 	}
+}
+
+// bbsw registers a BB-SW variant.
+func bbsw(name, summary string, o bugaboo.SWOptions) Info {
+	return Info{Name: name, Summary: summary, Kinds: bugaboo.NewSW(&isa.Program{}, o).Kinds(),
+		New:   func(p *isa.Program) Detector { return renamed(bugaboo.NewSW(p, o), name) },
+		Learn: func() Learner { return &bugabooLearner{name: name} }}
+}
+
+// grapher is a Bugaboo detector: it builds a run's communication graph.
+type grapher interface {
+	Graph() *bugaboo.Graph
+}
+
+// bugabooLearner ranks code points over a batch with Bugaboo's labeled
+// method (failing runs are buggy) or, when all runs passed or all failed,
+// the unlabeled one.
+type bugabooLearner struct {
+	name string
+	l    *bugaboo.Learner
+}
+
+func (b *bugabooLearner) Add(run int, pass bool, _ []core.Finding, d Detector) {
+	if n, ok := d.(*named); ok {
+		d = n.Detector
+	}
+	g, ok := d.(grapher)
+	if !ok {
+		return
+	}
+	if b.l == nil {
+		b.l = bugaboo.NewLearner(programOf(d))
+		b.l.Detector = b.name
+	}
+	b.l.AddRun(run, !pass, g.Graph())
+}
+
+func (b *bugabooLearner) Analyse() []RunFindings {
+	if b.l == nil {
+		return nil
+	}
+	b.l.Analyse(bugaboo.MinRelFreq)
+	return []RunFindings{{Run: -1, Findings: b.l.Findings(10)}}
+}
+
+func (b *bugabooLearner) Summary() string {
+	if b.l == nil {
+		return "no graphs"
+	}
+	return b.l.Summary()
+}
+
+// programOf returns the program a Bugaboo detector was built for.
+func programOf(d Detector) *isa.Program {
+	if p, ok := d.(interface{ Program() *isa.Program }); ok {
+		return p.Program()
+	}
+	return nil
 }
 
 // Names returns the registered detectors' names.
@@ -169,7 +238,7 @@ type avioLearner struct {
 	failed []RunFindings
 }
 
-func (a *avioLearner) Add(run int, pass bool, findings []core.Finding) {
+func (a *avioLearner) Add(run int, pass bool, findings []core.Finding, _ Detector) {
 	if pass {
 		a.l.Train(findings)
 		return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -25,6 +26,10 @@ var opByName = func() map[string]Op {
 // file names the source in messages and gives the default program name.
 // On failure the error is an ErrorList with one "file:line: message"
 // entry per problem (at most about 20). Assemble never panics.
+// listingLine matches the comment Listing writes after an instruction:
+// "# pc N, line L" (or "; pc N, line L" inside an existing comment).
+var listingLine = regexp.MustCompile(`[#;] pc \d+, line (\d+)\s*$`)
+
 func Assemble(file string, src []byte) (*Program, error) {
 	a := &assembler{
 		b:    newBuilder(defaultName(file)),
@@ -51,6 +56,15 @@ func Assemble(file string, src []byte) (*Program, error) {
 		}
 		text = bytes.TrimSuffix(text, []byte{'\r'})
 		a.b.line = line
+		a.b.srcLine = 0
+		if m := listingLine.FindSubmatch(text); m != nil {
+			// A listing (Listing) keeps each instruction's source line in
+			// its comment: the program it assembles to is the listed one,
+			// source lines included.
+			if n, err := strconv.ParseInt(string(m[1]), 10, 32); err == nil && n > 0 {
+				a.b.srcLine = int32(n)
+			}
+		}
 		a.parseLine(string(text))
 	}
 	a.b.line = 0

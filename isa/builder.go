@@ -408,6 +408,7 @@ type Builder struct {
 	funcNames map[string]int32
 	errs      errSink
 	line      int32 // source line of the next definition (assembler only)
+	srcLine   int32 // a listing's recorded source line for it, or 0
 	mainLine  int32 // line for a missing main (assembler only)
 	dataFull  bool
 }
@@ -642,6 +643,9 @@ func (b *Builder) Align(bytes int) *Builder {
 // emit appends an instruction.
 func (b *Builder) emit(p pending) *Builder {
 	p.in.Line = b.line
+	if b.srcLine > 0 {
+		p.in.Line = b.srcLine
+	}
 	p.in.Func = int32(len(b.funcs)) - 1
 	if msg := checkInstr(&p.in); msg != "" {
 		b.errs.add(b.line, b.instrWhat(len(b.instrs), p.in.Op), "%s", msg)

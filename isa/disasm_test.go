@@ -232,3 +232,27 @@ loop:   st r0, log_type @bug
 		t.Errorf("listing of a built program:\n%s", l)
 	}
 }
+
+// A listing assembles to the listed program, source lines included: PCs
+// and code points map back to the original source offline.
+func TestListingKeepsSourceLines(t *testing.T) {
+	src := "# a comment\n\n.data\nx: .word 0\n.text\nmain: li r1, 2\n\n  st r1, x @bug\n la r2, x\n exit\n"
+	p, err := Assemble("s.s", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := Assemble("listing.s", []byte(Listing(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pc := range p.Instrs {
+		if p.Instrs[pc].Line != q.Instrs[pc].Line {
+			t.Errorf("pc %d: line %d in the source, %d from the listing", pc, p.Instrs[pc].Line, q.Instrs[pc].Line)
+		}
+	}
+	for cp := range p.CodePoints {
+		if p.CodePoints[cp] != q.CodePoints[cp] {
+			t.Errorf("code point %d: %+v, from the listing %+v", cp, p.CodePoints[cp], q.CodePoints[cp])
+		}
+	}
+}

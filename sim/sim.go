@@ -306,6 +306,7 @@ func run(cfg configs.Config, prog *isa.Program, seed uint64, opts []Option) (Res
 		}
 	}
 	r := Collect(m, cfg, seed)
+	r.Detectors = op.dets
 	if op.groups {
 		r.Groups = CollectGroups(m)
 	}
@@ -361,6 +362,10 @@ type Result struct {
 	// Findings are the attached detectors' findings; absent when no
 	// detector was attached, empty when none found anything.
 	Findings Findings `json:"findings,omitzero"`
+	// Detectors are the detectors attached with WithDetector, after the
+	// run, for what their findings do not hold (a learner across runs
+	// reads Bugaboo's graphs from them). Not part of run JSON.
+	Detectors []Detector `json:"-"`
 }
 
 // Group is one statistics group's counters.

@@ -100,7 +100,13 @@ func (s *findingsSummary) add(i int, r sim.Result) {
 		fs := detectors.Of(d.info.Name, r.Findings)
 		d.merged.Add(i, r.Seed, fs)
 		if d.learner != nil {
-			d.learner.Add(i, r.Outcome == "pass", fs)
+			var det detectors.Detector
+			for _, x := range r.Detectors {
+				if x, ok := x.(detectors.Detector); ok && x.Name() == d.info.Name {
+					det = x
+				}
+			}
+			d.learner.Add(i, r.Outcome == "pass", fs, det)
 		}
 	}
 }
@@ -113,10 +119,22 @@ func (s *findingsSummary) print(w io.Writer) {
 		printMerged(w, d.info.Name, d.merged.Merged(), s.runs)
 		if d.learner != nil {
 			var lm detectors.Merger
+			var batch []detectors.Merged
 			for _, rf := range d.learner.Analyse() {
+				if rf.Run < 0 {
+					for _, f := range rf.Findings {
+						batch = append(batch, detectors.Merged{Finding: f})
+					}
+					continue
+				}
 				lm.Add(rf.Run, s.seed0+uint64(rf.Run), rf.Findings)
 			}
-			printMerged(w, d.info.Name+" across the batch ("+d.learner.Summary()+")", lm.Merged(), s.runs)
+			title := d.info.Name + " across the batch (" + d.learner.Summary() + ")"
+			if batch != nil {
+				printMerged(w, title, batch, 1)
+			} else {
+				printMerged(w, title, lm.Merged(), s.runs)
+			}
 		}
 	}
 }
@@ -204,6 +222,9 @@ func detectTrace(path string, infos []detectors.Info) (sim.Result, error) {
 	if err != nil {
 		return sim.Result{}, fmt.Errorf("trace %s: its config does not parse: %w", path, err)
 	}
+	if err := checkHardware(infos, cfg, "detect: the trace "+path); err != nil {
+		return sim.Result{}, err
+	}
 	if !h.Kinds.Has(core.KindRunEnd) {
 		return sim.Result{}, fmt.Errorf("detect: the trace %s did not record RunEnd, which detect needs for the run's outcome (record it with weft trace --kind ...,RunEnd, or record every kind)", path)
 	}
@@ -239,6 +260,7 @@ func detectTrace(path string, infos []detectors.Info) (sim.Result, error) {
 	}
 	for _, d := range dets {
 		r.Findings = append(r.Findings, d.Findings()...)
+		r.Detectors = append(r.Detectors, d)
 	}
 	return r, nil
 }
@@ -258,6 +280,11 @@ func resolveSweepDetectors(plan *sim.SweepPlan) error {
 		}
 		infos[i] = d
 	}
+	for _, pt := range plan.Points {
+		if err := checkHardware(infos, pt.Config, "detectors"); err != nil {
+			return &configs.SweepError{File: plan.Sweep.File, Line: plan.Sweep.DetectorsLine, Where: fmt.Sprintf("point %d", pt.Index), Err: err}
+		}
+	}
 	f := detectorFlag{infos: infos, set: true}
 	plan.Detectors = func(prog *isa.Program) []sim.Option { return f.runOptions(prog)() }
 	return nil
@@ -275,4 +302,15 @@ func runOptions(dets func() []sim.Option, groups bool) func() []sim.Option {
 		}
 		return opts
 	}
+}
+
+// checkHardware rejects detectors that read events a hardware extension
+// makes when cfg leaves it off (bbhw reads BB-HW's drained graphs).
+func checkHardware(infos []detectors.Info, cfg configs.Config, where string) error {
+	for _, d := range infos {
+		if d.Kinds.Has(core.KindCTDrain) && !cfg.Bugaboo.Enabled {
+			return fmt.Errorf("%s: %s reads the graphs Bugaboo's hardware drains, which is off: add --set bugaboo.enabled=true", where, d.Name)
+		}
+	}
+	return nil
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,8 +37,9 @@ func TestDetectOfflineEqualsOnline(t *testing.T) {
 		}
 		for _, seed := range []string{"1", "7"} {
 			trace := filepath.Join(dir, e.Name+"-"+seed+".wtr")
-			mustWeft(t, "trace", "-w", e.Name, "--seed", seed, "-o", trace, "--quiet")
-			online, _ := mustWeft(t, "run", "-w", e.Name, "--seed", seed, "--detectors", all, "--json", "--quiet")
+			// Bugaboo's hardware on, so bbhw has graphs to read.
+			mustWeft(t, "trace", "-w", e.Name, "--seed", seed, "--set", "bugaboo.enabled=true", "-o", trace, "--quiet")
+			online, _ := mustWeft(t, "run", "-w", e.Name, "--seed", seed, "--set", "bugaboo.enabled=true", "--detectors", all, "--json", "--quiet")
 			offline, _ := mustWeft(t, "detect", trace, "--detectors", all, "--json")
 			var on, off findingsLine
 			if err := json.Unmarshal([]byte(online), &on); err != nil {
@@ -66,8 +69,8 @@ func TestDetectOfflineEqualsOnline(t *testing.T) {
 func TestDetectorsInvisible(t *testing.T) {
 	all := strings.Join(detectors.Names(), ",")
 	for _, name := range []string{"mysql-binlog", "prodcons", "pbzip2-uaf", "stencil", "fft"} {
-		bare, _ := mustWeft(t, "run", "-w", name, "--runs", "3", "--json", "--quiet")
-		with, _ := mustWeft(t, "run", "-w", name, "--runs", "3", "--json", "--quiet", "--detectors", all)
+		bare, _ := mustWeft(t, "run", "-w", name, "--runs", "3", "--json", "--quiet", "--set", "bugaboo.enabled=true")
+		with, _ := mustWeft(t, "run", "-w", name, "--runs", "3", "--json", "--quiet", "--set", "bugaboo.enabled=true", "--detectors", all)
 		bl, wl := strings.Split(strings.TrimSpace(bare), "\n"), strings.Split(strings.TrimSpace(with), "\n")
 		if len(bl) != 3 || len(wl) != 3 {
 			t.Fatalf("%s: %d and %d lines", name, len(bl), len(wl))
@@ -218,5 +221,54 @@ func TestRunGroups(t *testing.T) {
 	out, _ = mustWeft(t, "run", "-w", "prodcons", "--json")
 	if strings.Contains(out, `"groups"`) {
 		t.Errorf("groups without --groups")
+	}
+}
+
+// Bugaboo's detectors through the command line: BB-SW's labeled ranking
+// over a batch puts mysql-binlog's @bug load first; bbhw needs the
+// hardware on; offline equals online for both.
+func TestBugabooDetectors(t *testing.T) {
+	out, _ := mustWeft(t, "run", "-w", "mysql-binlog", "--runs", "60", "--detectors", "bbsw", "--quiet")
+	prog, _ := workloads.Program("mysql-binlog")
+	bug := prog.BugPCs()
+	i := strings.Index(out, "bbsw across the batch (labeled ranking")
+	if i < 0 {
+		t.Fatalf("no labeled ranking:\n%s", out)
+	}
+	first := strings.Fields(out[i:])
+	// "... runs): N findings\n  rare-context pcs P ..."
+	var pc int
+	for k, f := range first {
+		if f == "pcs" {
+			fmt.Sscan(first[k+1], &pc)
+			break
+		}
+	}
+	if !slices.Contains(bug, int32(pc)) {
+		t.Errorf("the labeled ranking's first code point is pc %d, not an @bug instruction %v", pc, bug)
+	}
+	_, stderr, code := weft(t, "run", "-w", "mysql-binlog", "--detectors", "bbhw")
+	if code != 2 || !strings.Contains(stderr, "bbhw reads the graphs Bugaboo's hardware drains, which is off") {
+		t.Errorf("bbhw without the hardware: exit %d, %s", code, stderr)
+	}
+	dir := t.TempDir()
+	for _, seed := range []string{"3", "14"} {
+		trace := filepath.Join(dir, "t"+seed+".wtr")
+		mustWeft(t, "trace", "-w", "mysql-binlog", "--seed", seed, "--set", "bugaboo.enabled=true", "-o", trace, "--quiet")
+		on, _ := mustWeft(t, "run", "-w", "mysql-binlog", "--seed", seed, "--set", "bugaboo.enabled=true", "--detectors", "bbsw,bbhw,bbsw-line", "--json", "--quiet")
+		off, _ := mustWeft(t, "detect", trace, "--detectors", "bbsw,bbhw,bbsw-line", "--json")
+		var a, b findingsLine
+		json.Unmarshal([]byte(on), &a)
+		json.Unmarshal([]byte(off), &b)
+		x, _ := json.Marshal(a.Findings)
+		y, _ := json.Marshal(b.Findings)
+		if string(x) != string(y) || len(a.Findings) == 0 {
+			t.Errorf("seed %s: online %s\noffline %s", seed, x, y)
+		}
+	}
+	plain := filepath.Join(dir, "plain.wtr")
+	mustWeft(t, "trace", "-w", "mysql-binlog", "-o", plain, "--quiet")
+	if _, stderr, code := weft(t, "detect", plain, "--detectors", "bbhw"); code != 1 || !strings.Contains(stderr, "which is off") {
+		t.Errorf("detect bbhw on a trace without the hardware: exit %d %s", code, stderr)
 	}
 }

@@ -99,6 +99,9 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 	if err != nil {
 		return err
 	}
+	if err := checkHardware(det.infos, tg.cfg, "--detectors"); err != nil {
+		return usagef(fs, "run: %v", err)
+	}
 	if last := tg.cfg.Sim.Seed + uint64(*runs-1); last > math.MaxInt64 || last < tg.cfg.Sim.Seed {
 		return fmt.Errorf("run: seeds %d..%d: the last seed must be at most %d (the largest TOML integer)", tg.cfg.Sim.Seed, last, int64(math.MaxInt64))
 	}

@@ -91,3 +91,6 @@ func (h *HW) Findings() []core.Finding {
 	r := Ranker{Prog: h.prog, How: h.Ranking}
 	return RankFindings(h.Name(), h.prog, h.Encoding, r.Rank([]*Graph{h.graph}), top)
 }
+
+// Program returns the program the graphs' PCs belong to.
+func (h *HW) Program() *isa.Program { return h.prog }

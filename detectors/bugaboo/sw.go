@@ -431,3 +431,6 @@ func DescribeCodePoint(prog *isa.Program, cp int32) string {
 	}
 	return where
 }
+
+// Program returns the program the graphs' PCs belong to.
+func (s *SW) Program() *isa.Program { return s.prog }

@@ -126,15 +126,12 @@ type bugabooLearner struct {
 }
 
 func (b *bugabooLearner) Add(run int, pass bool, _ []core.Finding, d Detector) {
-	if n, ok := d.(*named); ok {
-		d = n.Detector
-	}
-	g, ok := d.(grapher)
+	g, ok := Unwrap(d).(grapher)
 	if !ok {
 		return
 	}
 	if b.l == nil {
-		b.l = bugaboo.NewLearner(programOf(d))
+		b.l = bugaboo.NewLearner(programOf(Unwrap(d)))
 		b.l.Detector = b.name
 	}
 	b.l.AddRun(run, !pass, g.Graph())
@@ -222,6 +219,15 @@ func renamed(d Detector, name string) Detector {
 }
 
 func (n *named) Name() string { return n.name }
+
+// Unwrap returns the detector a registry variant renames (bbsw-line is a
+// BB-SW detector under another name), or d itself.
+func Unwrap(d Detector) Detector {
+	if n, ok := d.(*named); ok {
+		return n.Detector
+	}
+	return d
+}
 
 func (n *named) Findings() []core.Finding {
 	fs := n.Detector.Findings()

@@ -272,3 +272,56 @@ func TestBugabooDetectors(t *testing.T) {
 		t.Errorf("detect bbhw on a trace without the hardware: exit %d %s", code, stderr)
 	}
 }
+
+// weft run --graphs and weft rank: the labeled ranking over the files puts
+// mysql-binlog's @bug load first, deployment reports it from the failing
+// run against the passing runs' testing graph, and graphs of another
+// program are rejected naming both.
+func TestRankGraphs(t *testing.T) {
+	dir := t.TempDir()
+	mustWeft(t, "run", "-w", "mysql-binlog", "--runs", "60", "--detectors", "bbsw", "--graphs", dir, "--quiet")
+	files, _ := filepath.Glob(filepath.Join(dir, "bbsw-seed*.graph"))
+	if len(files) != 60 {
+		t.Fatalf("%d graph files", len(files))
+	}
+	prog, _ := workloads.Program("mysql-binlog")
+	bug := fmt.Sprint(prog.BugPCs()[0])
+	out, _ := mustWeft(t, append([]string{"rank", "-w", "mysql-binlog"}, files...)...)
+	lines := strings.Split(out, "\n")
+	if !strings.HasPrefix(lines[0], "labeled ranking (min_relfreq) of mysql-binlog over 60 graphs (1 buggy, 59 passing)") ||
+		len(lines) < 3 || strings.Fields(lines[2])[0] != "1" || !strings.HasSuffix(strings.TrimSpace(lines[2]), " "+bug) {
+		t.Errorf("labeled ranking:\n%s", out)
+	}
+	var failing, passing []string
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		if strings.Contains(string(data), "\noutcome pass\n") {
+			passing = append(passing, "--testing", f)
+		} else {
+			failing = append(failing, f)
+		}
+	}
+	args := append(append([]string{"rank", "-w", "mysql-binlog", "--method", "deploy", "--threshold", "0.5"}, passing...), failing...)
+	out, _ = mustWeft(t, args...)
+	if !strings.Contains(out, "deploy ranking") || !strings.Contains(out, " "+bug+"\n") {
+		t.Errorf("deployment:\n%s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"rank", "-w", "counter-race", files[0]}, 1, "is of program mysql-binlog (hash "},
+		{[]string{"rank", "-w", "mysql-binlog"}, 2, "name at least one GRAPH"},
+		{[]string{"rank", "-w", "mysql-binlog", "--how", "median", files[0]}, 2, "--how"},
+		{[]string{"rank", "-w", "mysql-binlog", "--method", "labeled", files[0]}, 2, "needs buggy and passing graphs"},
+		{[]string{"rank", "-w", "mysql-binlog", "--method", "deploy", files[0]}, 2, "needs --testing"},
+		{[]string{"rank", "-w", "mysql-binlog", writeFile(t, "bad.graph", "junk\n")}, 1, "bad.graph:1: not a weft graph file"},
+		{[]string{"run", "-w", "mysql-binlog", "--graphs", dir}, 2, "--graphs writes the graphs of Bugaboo's detectors"},
+	} {
+		_, stderr, code := weft(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("weft %s: exit %d, %q; want %d and %q", strings.Join(c.args, " "), code, stderr, c.code, c.want)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"weft/detectors"
+	"strings"
+	"slices"
 	"bufio"
 	"bytes"
 	"context"
@@ -77,6 +80,7 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 	out := fs.String("out", "", "also write runs.jsonl, config.toml and program.s into `DIR`")
 	quiet := fs.Bool("quiet", false, "no progress bar and no notes on stderr")
 	groups := fs.Bool("groups", false, `also record every statistics group's counters (per core, per L1, the bus): JSON "groups", and a per-core table`)
+	graphs := fs.String("graphs", "", "write each run's Bugaboo graph (bbsw, bbhw detectors) to `DIR`/DETECTOR-seedN.graph, for weft rank")
 	var det detectorFlag
 	fs.Var(&det, "detectors", "attach these detectors to every run (`NAME,...`; weft list --detectors)")
 	pos, err := fs.parse(e, args)
@@ -101,6 +105,14 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 	}
 	if err := checkHardware(det.infos, tg.cfg, "--detectors"); err != nil {
 		return usagef(fs, "run: %v", err)
+	}
+	if *graphs != "" && !slices.ContainsFunc(det.infos, func(d detectors.Info) bool { return strings.HasPrefix(d.Name, "bb") }) {
+		return usagef(fs, "run: --graphs writes the graphs of Bugaboo's detectors: name one with --detectors (bbsw, bbsw-line, bbsw-noctx, bbhw)")
+	}
+	if *graphs != "" {
+		if err := os.MkdirAll(*graphs, 0o755); err != nil {
+			return fmt.Errorf("--graphs: %w", err)
+		}
 	}
 	if last := tg.cfg.Sim.Seed + uint64(*runs-1); last > math.MaxInt64 || last < tg.cfg.Sim.Seed {
 		return fmt.Errorf("run: seeds %d..%d: the last seed must be at most %d (the largest TOML integer)", tg.cfg.Sim.Seed, last, int64(math.MaxInt64))
@@ -156,6 +168,11 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 		sum.add(i, r)
 		if found != nil {
 			found.add(i, r)
+		}
+		if *graphs != "" {
+			if err := writeGraphs(*graphs, tg.prog, r); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

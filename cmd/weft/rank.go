@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"weft/detectors"
+	"weft/detectors/bugaboo"
+	"weft/internal/atomicfile"
+	"weft/isa"
+	"weft/sim"
+)
+
+// writeGraphs writes the graph of every Bugaboo detector attached to run r
+// into dir, as DETECTOR-seedN.graph.
+func writeGraphs(dir string, prog *isa.Program, r sim.Result) error {
+	for _, sd := range r.Detectors {
+		d, ok := sd.(detectors.Detector)
+		if !ok {
+			continue
+		}
+		g, ok := detectors.Unwrap(d).(interface{ Graph() *bugaboo.Graph })
+		if !ok {
+			continue
+		}
+		enc := bugaboo.DefaultEncoding
+		if e, ok := detectors.Unwrap(d).(interface{ Encoding() bugaboo.Encoding }); ok {
+			enc = e.Encoding()
+		}
+		var b bytes.Buffer
+		h := bugaboo.GraphHeader{Program: prog.Name, ProgramHash: bugaboo.ProgramHash(prog), Detector: d.Name(), Encoding: enc, Seed: r.Seed, Outcome: r.Outcome}
+		if err := bugaboo.WriteGraph(&b, h, g.Graph()); err != nil {
+			return fmt.Errorf("--graphs: %w", err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("%s-seed%d.graph", d.Name(), r.Seed))
+		if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+			return fmt.Errorf("--graphs: %w", err)
+		}
+	}
+	return nil
+}
+
+// cmdRank is `weft rank`.
+func cmdRank(e env, args []string) error {
+	fs := newFlagSet("rank", "weft rank (-w KERNEL | -p FILE.s) [--method labeled|unlabeled|deploy] [--how min_relfreq|literal]\n"+
+		"                 [--testing GRAPH]... [--threshold T] [--top N] GRAPH...",
+		`Ranks a program's code points by how rare the communication contexts
+they ran in were, over Bugaboo graph files that weft run --graphs DIR
+wrote (Lucia and Ceze, MICRO 2009). Each graph records its run's outcome:
+a run that did not pass is buggy.
+
+--method labeled (the default when there are buggy and passing graphs)
+ranks over each buggy graph minus the union of the passing ones;
+unlabeled ranks over every graph; deploy subtracts the union of the
+--testing graphs (the shipped testing graph) from each graph and reports
+the code points whose score is at most --threshold. --how picks the
+reading of the paper's formula: min_relfreq (the relative frequency of a
+code point's rarest context; the default) or literal.
+
+A graph of another program (by its code's hash), or with a PC outside the
+program, is an error naming both.`)
+	var t targetFlags
+	t.add(fs)
+	method := fs.String("method", "", "labeled, unlabeled or deploy (default: labeled when possible)")
+	how := fs.String("how", "min_relfreq", "min_relfreq or literal")
+	var testing multiFlag
+	fs.Var(&testing, "testing", "a testing `GRAPH` for --method deploy (repeatable)")
+	threshold := fs.Float64("threshold", 0.05, "deploy: report code points scoring at most `T`")
+	top := fs.Int("top", 20, "print the first `N` code points")
+	pos, err := fs.parse(e, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef(fs, "rank: name at least one GRAPH file (weft run --detectors bbsw --graphs DIR)")
+	}
+	h, err := bugaboo.ParseHow(*how)
+	if err != nil {
+		return usagef(fs, "rank: --how: %v", err)
+	}
+	tg, err := t.resolve(fs)
+	if err != nil {
+		return err
+	}
+	load := func(files []string) ([]*bugaboo.Graph, []bool, error) {
+		var gs []*bugaboo.Graph
+		var buggy []bool
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, nil, fmt.Errorf("rank: %w", err)
+			}
+			hd, g, err := bugaboo.ReadGraph(f, bytes.NewReader(data))
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := hd.Check(f, g, tg.prog, tg.prog.Name); err != nil {
+				return nil, nil, err
+			}
+			gs = append(gs, g)
+			buggy = append(buggy, hd.Outcome != "pass")
+		}
+		return gs, buggy, nil
+	}
+	gs, buggy, err := load(pos)
+	if err != nil {
+		return err
+	}
+	var bad, ok []*bugaboo.Graph
+	for i, g := range gs {
+		if buggy[i] {
+			bad = append(bad, g)
+		} else {
+			ok = append(ok, g)
+		}
+	}
+	m := *method
+	if m == "" {
+		m = "unlabeled"
+		if len(bad) > 0 && len(ok) > 0 {
+			m = "labeled"
+		}
+	}
+	r := bugaboo.Ranker{Prog: tg.prog, How: h}
+	var ranked []bugaboo.Ranked
+	switch m {
+	case "labeled":
+		if len(bad) == 0 || len(ok) == 0 {
+			return usagef(fs, "rank: --method labeled needs buggy and passing graphs; got %d buggy, %d passing", len(bad), len(ok))
+		}
+		ranked = r.Labeled(bad, ok)
+	case "unlabeled":
+		ranked = r.Unlabeled(gs)
+	case "deploy":
+		if len(testing) == 0 {
+			return usagef(fs, "rank: --method deploy needs --testing GRAPH files")
+		}
+		tgs, _, err := load(testing)
+		if err != nil {
+			return err
+		}
+		ranked = r.Deploy(gs, bugaboo.Union(tgs...), *threshold)
+	default:
+		return usagef(fs, "rank: --method %q: want labeled, unlabeled or deploy", m)
+	}
+	fmt.Fprintf(e.stdout, "%s ranking (%s) of %s over %d graphs (%d buggy, %d passing): %d code points\n",
+		m, h, tg.prog.Name, len(gs), len(bad), len(ok), len(ranked))
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RANK\tSCORE\tCODE POINT\tPCS")
+	for i, x := range ranked {
+		if i >= *top {
+			break
+		}
+		pcs := make([]string, len(x.PCs))
+		for k, pc := range x.PCs {
+			pcs[k] = fmt.Sprint(pc)
+		}
+		fmt.Fprintf(tw, "%d\t%.4g\t%s\t%s\n", i+1, x.Score, bugaboo.DescribeCodePoint(tg.prog, x.CodePoint), strings.Join(pcs, " "))
+	}
+	return tw.Flush()
+}
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"weft/detectors"
-	"strings"
-	"slices"
 	"bufio"
 	"bytes"
 	"context"
@@ -14,7 +11,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
+	"weft/detectors"
 
 	"weft/internal/atomicfile"
 	"weft/internal/version"

@@ -33,6 +33,11 @@ type BugabooContext struct {
 	// was in M or E, so this cache supplies it; the paper's reading) or
 	// "any" (S holders too).
 	RmRdStates string `toml:"rmrd_states"`
+	// SaveOnSwitch saves a core's register with the thread leaving it and
+	// restores the arriving thread's (empty for a new one) when a thread
+	// starts on a core; false lets the new thread inherit the core's
+	// history (the paper's per-processor register).
+	SaveOnSwitch bool `toml:"save_on_switch"`
 }
 
 // BugabooMetadata is the `[bugaboo.metadata]` table.

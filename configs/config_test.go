@@ -38,6 +38,7 @@ var designTable = []struct{ key, value string }{
 	{"bugaboo.context.distinct_empty", "false"},
 	{"bugaboo.context.lcrd_on_memory_miss", "false"},
 	{"bugaboo.context.rmrd_states", "owner"},
+	{"bugaboo.context.save_on_switch", "false"},
 	{"bugaboo.metadata.pc_bits", "64"},
 	{"bugaboo.metadata.update_on", "write_or_upgrade_miss"},
 	{"bugaboo.metadata.read_fill", "copy_supplier"},

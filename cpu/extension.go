@@ -149,6 +149,10 @@ func (p *Port) OnPerform(f PerformFunc) {
 // run ends, before the RunEnd event (a hardware table's final drain).
 func (p *Port) OnEnd(f func(at core.Cycle)) { p.m.onEnd = append(p.m.onEnd, f) }
 
+// OnThreadStart attaches f to every thread start: core c switches from
+// thread from (-1 when it ran none) to the new thread to.
+func (p *Port) OnThreadStart(f func(c int, from, to int32)) { p.m.onThread = append(p.m.onThread, f) }
+
 // Charge charges core c cycles of work outside the program, such as a trap
 // to a software handler: they are added to the core's current or next
 // memory access, after it is performed, and count as busy cycles.

@@ -202,6 +202,7 @@ type Machine struct {
 	checks   []extHook
 	performs []extHook
 	onEnd    []func(at core.Cycle)
+	onThread []func(c int, from, to int32)
 	acc      Access
 
 	// parts are the registered Stateful parts checkpoints copy.
@@ -343,6 +344,9 @@ func (m *Machine) startThread(c *Core, pc int32, arg int64, parent int32, at cor
 	}
 	m.st.threads = append(m.st.threads, ThreadInfo{Core: int32(c.id), Parent: parent, Start: at})
 	m.st.live++
+	for _, f := range m.onThread {
+		f(c.id, c.st.Thread, tid)
+	}
 	idleSince := c.st.IdleSince
 	buckets := c.st.Buckets
 	gen := c.st.Gen

@@ -175,6 +175,7 @@ func BugabooSpec(b configs.Bugaboo) bugaboo.Spec {
 		Code:                core.ContextCode{Size: b.Context.Size, DistinctEmpty: b.Context.DistinctEmpty},
 		LcRdOnMemoryMiss:    b.Context.LcRdOnMemoryMiss,
 		RmRdAny:             b.Context.RmRdStates == "any",
+		SaveOnSwitch:        b.Context.SaveOnSwitch,
 		PCBits:              b.Metadata.PCBits,
 		UpdateEveryWrite:    b.Metadata.UpdateOn == "every_write",
 		ReadFillNone:        b.Metadata.ReadFill == "none",

@@ -47,6 +47,9 @@ type Spec struct {
 	// RmRdAny shifts RmRd on snooped reads that hit an S line too (not only
 	// the M or E owner that supplies it).
 	RmRdAny bool
+	// SaveOnSwitch saves a core's context register with the thread that
+	// leaves the core and restores the arriving thread's (empty when new).
+	SaveOnSwitch bool
 	// PCBits is the writer-PC field's width (1 to 64).
 	PCBits int
 	// UpdateEveryWrite sets a line's record on every write, not only on
@@ -117,6 +120,7 @@ type state struct {
 	trapEnd []core.Cycle   // per table: the end of its current drain
 	open    []bool         // per table: a drain whose TrapEnd is not yet emitted
 	dropped []uint64       // per table: drops during the current drain
+	saved   []core.Context // per thread: its context when it left its core (SaveOnSwitch)
 	stats   [numStats]uint64
 }
 
@@ -190,6 +194,9 @@ func (h *HW) Attach(p *cpu.Port) error {
 		p.OnPerform(h.perform)
 	}
 	p.OnEnd(h.end)
+	if h.spec.SaveOnSwitch {
+		p.OnThreadStart(h.threadStart)
+	}
 	return p.Protocol(coherence.Hooks{OnIssue: h.issue, OnSnoop: h.snoop, OnFill: h.fill})
 }
 
@@ -296,6 +303,21 @@ func (h *HW) perform(a *cpu.Access) {
 	// A write miss set the record at its fill already.
 	if a.Write && a.Hit {
 		h.setRecord(a.Meta, a.PC, h.st.ctx[a.Core])
+	}
+}
+
+// threadStart saves the leaving thread's context and gives the core the
+// arriving thread's (SaveOnSwitch).
+func (h *HW) threadStart(c int, from, to int32) {
+	if from >= 0 {
+		for int(from) >= len(h.st.saved) {
+			h.st.saved = append(h.st.saved, 0)
+		}
+		h.st.saved[from] = h.st.ctx[c]
+	}
+	h.st.ctx[c] = 0
+	if int(to) < len(h.st.saved) {
+		h.st.ctx[c] = h.st.saved[to]
 	}
 }
 
@@ -427,6 +449,7 @@ func (h *HW) Save(buf any) any {
 	s.trapEnd = append(s.trapEnd[:0], h.st.trapEnd...)
 	s.open = append(s.open[:0], h.st.open...)
 	s.dropped = append(s.dropped[:0], h.st.dropped...)
+	s.saved = append(s.saved[:0], h.st.saved...)
 	s.stats = h.st.stats
 	return s
 }
@@ -441,5 +464,6 @@ func (h *HW) Load(buf any) {
 	h.st.trapEnd = append(h.st.trapEnd[:0], s.trapEnd...)
 	h.st.open = append(h.st.open[:0], s.open...)
 	h.st.dropped = append(h.st.dropped[:0], s.dropped...)
+	h.st.saved = append(h.st.saved[:0], s.saved...)
 	h.st.stats = s.stats
 }

@@ -3,6 +3,7 @@ package bugaboo_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"weft/configs"
@@ -227,5 +228,43 @@ func TestOffIsInvisible(t *testing.T) {
 	a.ConfigHash, b.ConfigHash = "", ""
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Errorf("BB-HW off changed the run")
+	}
+}
+
+// With save_on_switch a thread starting on a core gets its own (empty)
+// context; without, it inherits the history of the thread before it.
+func TestSaveOnSwitch(t *testing.T) {
+	p := assemble(t, `
+.data
+x: .word 0
+   .align 64
+y: .word 0
+.text
+main:  li r1, 7
+       st r1, x
+       spawn r2, t1, r0
+       join r2
+       spawn r3, t2, r0
+       join r3
+       exit
+t1:    ld r3, x
+       exit
+t2:    ld r4, y
+       exit
+`)
+	for _, save := range []bool{false, true} {
+		c := bbConfig()
+		c.Bugaboo.Context.SaveOnSwitch = save
+		r, _ := run(t, c, p, 1)
+		// t1's load is a RAW from main's store (t1 on core 1 then holds
+		// LcRd); t2 runs on core 1 next and misses y in memory.
+		last := r.inserts[len(r.inserts)-1]
+		want := "/1" // (LcRd) in 3-bit codes
+		if save {
+			want = "/0"
+		}
+		if !strings.HasPrefix(last, "MEM NULL -> ") || !strings.HasSuffix(last, want) {
+			t.Errorf("save_on_switch %v: t2's edge %q, want its destination context %s", save, last, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"weft/configs"
 	"weft/detectors/bugaboo"
 	"weft/results"
 	"weft/sim"
@@ -382,6 +383,41 @@ func TestBugabooHostTable(t *testing.T) {
 		}
 		if w.key == "blackscholes" && mean(w.swEdges) > 10 {
 			t.Errorf("blackscholes: %.1f edge inserts per 10k memory ops", mean(w.swEdges))
+		}
+	}
+}
+
+// TestDefaultBBSWColumns checks the default experiment's BB-SW columns on
+// two kernels over its 20 seeds: mysql-binlog's one failing run puts the
+// bug first; pset-mysql-idinit's bug has no BB-SW edge (Table 2).
+func TestDefaultBBSWColumns(t *testing.T) {
+	base := configs.Default()
+	for _, c := range []struct {
+		name, cell, insp string
+	}{{"mysql-binlog", "yes", "1 (1)"}, {"pset-mysql-idinit", "no", ""}, {"counter-locked", "n/a", ""}} {
+		prog, cfg, err := programFor(c.name, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sws := make([]*bugaboo.SW, 20)
+		var jobs []job
+		for s := range sws {
+			jobs = append(jobs, job{Config: cfg, Program: prog, Seed: 1 + uint64(s), Options: withBBSW(prog, detectorOptions(prog, "hb"), &sws[s])})
+		}
+		rs, err := sim.RunJobs(jobs, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := bbswLabeled(prog, rs, sws)
+		if b.cell() != c.cell || b.inspections() != c.insp {
+			t.Errorf("%s: bbsw %s %q, want %s %q", c.name, b.cell(), b.inspections(), c.cell, c.insp)
+		}
+		for _, r := range rs {
+			for _, f := range r.Findings {
+				if f.Detector != "hb" {
+					t.Errorf("%s: a finding of %s", c.name, f.Detector)
+				}
+			}
 		}
 	}
 }

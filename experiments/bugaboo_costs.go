@@ -48,6 +48,15 @@ func bbProfileSeeds(env Env) int {
 	return 3
 }
 
+// bbAppOverheadSeeds is the seeds each app kernel runs with BB-HW off and
+// on for the cycle overhead.
+func bbAppOverheadSeeds(env Env) int {
+	if env.Quick {
+		return 5
+	}
+	return 25
+}
+
 // bbSWCollect attaches BB-SW word at context 0 and 5 to a run, with the
 // statistics groups, storing the collectors in *slot.
 func bbSWCollect(prog *isa.Program, slot *[2]*bugaboo.SW) func() []sim.Option {
@@ -95,10 +104,7 @@ func runBugabooWorkloads(env Env, base configs.Config, ks []*bbKernel) ([]*bbWor
 	}
 	// The app kernels: the first seeds again, without collectors, with
 	// BB-HW on and off.
-	kseeds := 25
-	if env.Quick {
-		kseeds = 5
-	}
+	kseeds := bbAppOverheadSeeds(env)
 	for _, k := range bbRowsOf(ks, bbAppRows...) {
 		w := &bbWorkload{key: k.paper, name: k.name, prog: k.prog, cfg: k.cfg}
 		ws = append(ws, w)

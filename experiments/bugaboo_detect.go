@@ -128,7 +128,9 @@ kernels and applications of up to a million lines, so no row can need the paper'
 the app rows need 1–4, and the distinct-function counts are close to the inspections because nearly every
 function of a kernel holds one communicating code point. For the same reason labeled and unlabeled
 rankings come out about the same, where the paper's unlabeled rankings of the large applications were
-worse (Apache) or better (BinLog, PBZip2). BB-HW needs as many or more inspections than BB-SW on most
+worse (Apache) or better (BinLog, PBZip2). MySQL-IdInit is the exception: BB-SW's unlabeled ranking
+finds the bug that its labeled one cannot, because the bug's code points communicate in correct runs
+(the store reaching the read) and so are ranked, behind the others. BB-HW needs as many or more inspections than BB-SW on most
 rows, as in the paper: it sees only misses (at line granularity) and its graphs also hold the lock
 instructions, whose swaps miss and communicate like any store. Line and word granularity differ little,
 as in the paper.`

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"weft/configs"
 	"weft/results"
 )
 
@@ -122,8 +123,9 @@ workload's runs timed one at a time on one goroutine after a warm-up run.`,
 		fmt.Fprintf(&sum, "  %-14s w/o ctx %-4s w/ ctx %-4s  word lab %-18s hw lab %s\n", k.paper, s[bbWord(0)][0][0].detected(), s[bbWord(bbMaxContext)][0][0].detected(),
 			s[bbWord(bbMaxContext)][0][0].cell(), s[bbHW][0][0].cell())
 	}
-	seedsText := fmt.Sprintf("kernels: consecutive seeds from %d, %d trials each (%s); profiles: seeds %d..%d; trap sweep: seed %d; app-kernel overhead: the first seeds of each kernel",
-		base.Sim.Seed, p.trials, bbSeedRanges(ks), base.Sim.Seed, base.Sim.Seed+uint64(bbProfileSeeds(env))-1, base.Sim.Seed)
+	seedsText := fmt.Sprintf("kernels: consecutive seeds from %d, %d trials each (%s); profiles: seeds %d..%d; trap sweep: seed %d; app-kernel overhead: seeds %d..%d",
+		base.Sim.Seed, p.trials, bbSeedRanges(ks), base.Sim.Seed, base.Sim.Seed+uint64(bbProfileSeeds(env))-1, base.Sim.Seed,
+		base.Sim.Seed, base.Sim.Seed+uint64(bbAppOverheadSeeds(env))-1)
 	on := base
 	on.Bugaboo.Enabled = true
 	return &Report{
@@ -139,10 +141,11 @@ otherwise. BB-SW's options are the paper's (word or line last-writer table, RmWr
 every access counts); the ranking is min_relfreq with pessimistic ties (digest §1.7; the literal reading
 is shown beside it).`,
 		Sections: sections,
-		Configs:  []NamedConfig{{Name: "bugaboo-micro09 with bugaboo.enabled = true", Config: on}},
-		Seeds:    seedsText,
-		Command:  "weft reproduce bugaboo",
-		Summary:  sum.String(),
+		Configs: []NamedConfig{{Name: "bugaboo-micro09 with bugaboo.enabled = true (every table; the overhead's baseline runs set bugaboo.enabled = false)", Config: on},
+			{Name: "the trap sweep: bugaboo-micro09 with bugaboo.enabled = true, bugaboo.ct.organization = \"central\" and bugaboo.ct.entries = 4096, 16384 (shown) or 65536", Config: sweepConfig(base)}},
+		Seeds:   seedsText,
+		Command: "weft reproduce bugaboo",
+		Summary: sum.String(),
 		// Host timing runs are not counted: they repeat runs already made.
 		Instructions: instrs,
 	}, nil
@@ -228,4 +231,13 @@ edge and pushes context events only on communication, thousands per 10k accesses
 about one on the profiles that share nothing. The host ratio follows the number of data accesses and
 the table's footprint more than communication here (freqmine's and fluidanimate's large private working
 sets cost the most).`, span)
+}
+
+// sweepConfig returns the trap sweep's config at 16k entries.
+func sweepConfig(base configs.Config) configs.Config {
+	c := base
+	c.Bugaboo.Enabled = true
+	c.Bugaboo.CT.Organization = "central"
+	c.Bugaboo.CT.Entries = 16384
+	return c
 }

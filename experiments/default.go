@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"weft/configs"
+	"weft/detectors/bugaboo"
 	"weft/isa"
 	"weft/results"
 	"weft/sim"
@@ -69,6 +70,8 @@ func runDefault(env Env) (*Report, error) {
 	// train AVIO's invariants. The synthetic profiles (performance
 	// workloads, most of the simulated instructions) run bare.
 	var jobs []job
+	// bbsw holds each bug kernel's BB-SW collectors, one per detector run.
+	bbsw := make([][]*bugaboo.SW, len(entries))
 	cfgs := make([]configs.Config, len(entries))
 	progs := make([]*isa.Program, len(entries))
 	first := make([]int, len(entries)) // each entry's first job
@@ -95,6 +98,12 @@ func runDefault(env Env) (*Report, error) {
 			case en.Kind == workloads.Profile:
 			case s < seeds:
 				opts = detectorOptions(prog, matrixDetectors...)
+				if en.Bug {
+					if bbsw[i] == nil {
+						bbsw[i] = make([]*bugaboo.SW, seeds)
+					}
+					opts = withBBSW(prog, opts, &bbsw[i][s])
+				}
 			default:
 				opts = detectorOptions(prog, "avio")
 			}
@@ -214,7 +223,7 @@ func runDefault(env Env) (*Report, error) {
 			}},
 		},
 	}
-	matrix, matrixText, err := matrixSection(entries, progs, runs, train)
+	matrix, matrixText, err := matrixSection(entries, progs, runs, train, bbsw)
 	if err != nil {
 		return nil, fmt.Errorf("default experiment: %w", err)
 	}
@@ -227,8 +236,8 @@ func runDefault(env Env) (*Report, error) {
 		Intro: fmt.Sprintf(`Every workload in the registry — the bug kernels of the five papers, the
 correct kernels and the synthetic profiles — over seeds %d..%d on the default
 machine (each kernel's .cores raises machine.cores where it needs more),
-with the hb, lockset and AVIO detectors attached, and the detector × bug
-matrix they give. Later issues add the other papers' detectors and the
+with the hb, lockset and AVIO detectors (and BB-SW on the bug kernels)
+attached, and the detector × bug matrix they give. Later issues add the other papers' detectors and the
 hardware overheads here.`, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1),
 		Sections: []Section{sec, matrix, overhead},
 		Configs:  []NamedConfig{{Name: "default", Config: base}},

@@ -6,6 +6,7 @@ import (
 
 	"weft/detectors"
 	"weft/detectors/avio"
+	"weft/detectors/bugaboo"
 	"weft/isa"
 	"weft/results"
 	"weft/sim"
@@ -83,12 +84,15 @@ func detect(prog *isa.Program, runs, train []sim.Result) []detection {
 
 // matrixSection builds the detector × bug matrix and the false-positive
 // table of the default experiment, with a heat map of each, and a summary.
-func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train [][]sim.Result) (Section, string, error) {
+// bbsw holds BB-SW's collectors on each bug kernel's runs (nil for the
+// other entries): its columns are its labeled ranking over those runs.
+func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train [][]sim.Result, bbsw [][]*bugaboo.SW) (Section, string, error) {
 	seeds := 0
 	if len(runs) > 0 {
 		seeds = len(runs[0])
 	}
 	cols := append([]string{"kernel", "class", "paper rows", "buggy runs"}, matrixDetectors...)
+	cols = append(cols, "bbsw labeled", "bbsw inspections")
 	bugT := results.NewTable("detection", fmt.Sprintf("Detector × bug matrix: runs (of %d) in which a detector reported a finding that involves an @bug instruction", seeds), cols...)
 	fpT := results.NewTable("false_positives", fmt.Sprintf("Findings on correct kernels: runs (of %d) with any finding, and distinct findings", seeds),
 		"kernel", "hb runs", "hb findings", "lockset runs", "lockset findings", "avio runs", "avio findings")
@@ -97,6 +101,8 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 	found := make([]int, len(matrixDetectors))
 	noisy := make([]int, len(matrixDetectors))
 	nBug, nOK := 0, 0
+	bbFound, bbLabeled := 0, 0
+	var bbInsp []float64
 	dets := map[string][]detection{}
 	for i, en := range entries {
 		if en.Kind != workloads.Kernel {
@@ -121,6 +127,19 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 					found[k]++
 				}
 			}
+			var sws []*bugaboo.SW
+			if i < len(bbsw) {
+				sws = bbsw[i]
+			}
+			b := bbswLabeled(progs[i], runs[i], sws)
+			if b.labeled {
+				bbLabeled++
+			}
+			if b.found {
+				bbFound++
+				bbInsp = append(bbInsp, float64(b.insp))
+			}
+			row = append(row, b.cell(), b.inspections())
 			bugT.AddRow(row...)
 			bugRows = append(bugRows, en.Name)
 			bugVals = append(bugVals, vals)
@@ -158,7 +177,16 @@ AVIO's per-run triples count only where they violate the invariants it
 learned from the passing runs of %d other seeds of the same workload. The
 detectors see only events and the program; only this scoring reads @bug.
 The synthetic profiles run without detectors here (weft run -w PROFILE
---detectors hb,lockset,avio checks one).`, seeds),
+--detectors hb,lockset,avio checks one).
+
+BB-SW (Bugaboo's software detector: word granularity, context 5) is
+attached to the same runs of each bug kernel. It ranks code points over
+many runs, so its columns are one result per kernel, not a count of runs:
+the labeled method over the kernel's failing runs (bug-only graphs) against
+its passing runs, "yes" when a code point of an @bug instruction is
+ranked, with the inspections down the ranking to it and the distinct
+functions among them; "n/a" when the %d seeds gave no failing run or no
+passing one. weft reproduce bugaboo runs the paper's full protocol.`, seeds, seeds),
 		Tables: []*results.Table{bugT, fpT, psetT},
 		Plots: []Plot{
 			{Name: "detection", Caption: "Share of runs in which each detector found the seeded bug", Data: bugT, Draw: func(path string) error {
@@ -169,6 +197,8 @@ The synthetic profiles run without detectors here (weft run -w PROFILE
 			}},
 		},
 	}
+	fmt.Fprintf(&sum, "  bbsw     found %2d of %d bug kernels with failing and passing runs (labeled: failing against passing runs; median %.0f inspections)\n",
+		bbFound, bbLabeled, results.Summarize(bbInsp).Median)
 	if total > 0 {
 		fmt.Fprintf(&sum, "  PSet Table 1's DRD and AVIO columns: %d of %d cells as the paper\n", agree, total)
 	}

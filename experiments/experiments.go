@@ -113,6 +113,7 @@ func List() []Experiment {
 		machineScaling(),
 		machineCache(),
 		bugabooTable5(),
+		bugabooExperiment(),
 	}
 	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
 	return es

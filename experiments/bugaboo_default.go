@@ -1,0 +1,84 @@
+package experiments
+
+import (
+	"fmt"
+	"slices"
+
+	"weft/detectors/bugaboo"
+	"weft/isa"
+	"weft/sim"
+)
+
+// The default experiment's Bugaboo columns: BB-SW (word granularity,
+// context 5, the paper's default) attached to each bug kernel's detector
+// runs, and its labeled ranking over the failing against the passing runs.
+
+// withBBSW adds BB-SW word to a run's options, as an observer (so it adds
+// no findings), storing it in *slot.
+func withBBSW(prog *isa.Program, opts func() []sim.Option, slot **bugaboo.SW) func() []sim.Option {
+	return func() []sim.Option {
+		sw := bugaboo.NewSW(prog, bugaboo.SWOptions{})
+		*slot = sw
+		var o []sim.Option
+		if opts != nil {
+			o = opts()
+		}
+		return append(o, sim.WithObserver(sw.Kinds(), sw))
+	}
+}
+
+// bbswResult is BB-SW's labeled ranking on one bug kernel's runs.
+type bbswResult struct {
+	// labeled is false when the runs were all failing or all passing.
+	labeled bool
+	found   bool
+	insp    int // inspections to the first bug code point
+	funcs   int
+}
+
+// found prints the result for the matrix: yes, no, or why it was not run.
+func (b bbswResult) cell() string {
+	switch {
+	case !b.labeled:
+		return "n/a"
+	case b.found:
+		return "yes"
+	}
+	return "no"
+}
+
+// inspections prints the inspections, "3 (2)", or "" when not found.
+func (b bbswResult) inspections() string {
+	if !b.found {
+		return ""
+	}
+	return fmt.Sprintf("%d (%d)", b.insp, b.funcs)
+}
+
+// bbswLabeled ranks the code points of prog over the bug-only graphs of
+// the failing runs (against the union of the passing ones) and scores the
+// first @bug code point.
+func bbswLabeled(prog *isa.Program, runs []sim.Result, sws []*bugaboo.SW) bbswResult {
+	var buggy, ok []*bugaboo.Graph
+	for i, r := range runs {
+		if i >= len(sws) || sws[i] == nil {
+			continue
+		}
+		if r.Outcome != "pass" {
+			buggy = append(buggy, sws[i].Graph())
+		} else {
+			ok = append(ok, sws[i].Graph())
+		}
+	}
+	if len(buggy) == 0 || len(ok) == 0 {
+		return bbswResult{}
+	}
+	var cps []int32
+	for _, pc := range prog.BugPCs() {
+		if cp := prog.Instrs[pc].CodePoint; !slices.Contains(cps, cp) {
+			cps = append(cps, cp)
+		}
+	}
+	n, f, found := bugaboo.Inspections(bugaboo.Ranker{Prog: prog}.Labeled(buggy, ok), cps, prog)
+	return bbswResult{labeled: true, found: found, insp: n, funcs: f}
+}

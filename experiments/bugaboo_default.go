@@ -55,19 +55,33 @@ func (b bbswResult) inspections() string {
 	return fmt.Sprintf("%d (%d)", b.insp, b.funcs)
 }
 
+// withBBHW adds the BB-HW graph collector to a run with the hardware on,
+// storing it in *slot.
+func withBBHW(prog *isa.Program, opts func() []sim.Option, slot **bugaboo.HW) func() []sim.Option {
+	return func() []sim.Option {
+		hw := bugaboo.NewHW(prog)
+		*slot = hw
+		var o []sim.Option
+		if opts != nil {
+			o = opts()
+		}
+		return append(o, sim.WithObserver(hw.Kinds(), hw))
+	}
+}
+
 // bbswLabeled ranks the code points of prog over the bug-only graphs of
 // the failing runs (against the union of the passing ones) and scores the
-// first @bug code point.
-func bbswLabeled(prog *isa.Program, runs []sim.Result, sws []*bugaboo.SW) bbswResult {
+// first @bug code point; graphs[i] is run i's graph (nil: none).
+func bbswLabeled(prog *isa.Program, runs []sim.Result, graphs []*bugaboo.Graph) bbswResult {
 	var buggy, ok []*bugaboo.Graph
 	for i, r := range runs {
-		if i >= len(sws) || sws[i] == nil {
+		if i >= len(graphs) || graphs[i] == nil {
 			continue
 		}
 		if r.Outcome != "pass" {
-			buggy = append(buggy, sws[i].Graph())
+			buggy = append(buggy, graphs[i])
 		} else {
-			ok = append(ok, sws[i].Graph())
+			ok = append(ok, graphs[i])
 		}
 	}
 	if len(buggy) == 0 || len(ok) == 0 {
@@ -81,4 +95,26 @@ func bbswLabeled(prog *isa.Program, runs []sim.Result, sws []*bugaboo.SW) bbswRe
 	}
 	n, f, found := bugaboo.Inspections(bugaboo.Ranker{Prog: prog}.Labeled(buggy, ok), cps, prog)
 	return bbswResult{labeled: true, found: found, insp: n, funcs: f}
+}
+
+// swGraphs and hwGraphs return the collectors' graphs (nil where a run
+// had none).
+func swGraphs(cs []*bugaboo.SW) []*bugaboo.Graph {
+	out := make([]*bugaboo.Graph, len(cs))
+	for i, c := range cs {
+		if c != nil {
+			out[i] = c.Graph()
+		}
+	}
+	return out
+}
+
+func hwGraphs(cs []*bugaboo.HW) []*bugaboo.Graph {
+	out := make([]*bugaboo.Graph, len(cs))
+	for i, c := range cs {
+		if c != nil {
+			out[i] = c.Graph()
+		}
+	}
+	return out
 }

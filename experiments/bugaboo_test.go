@@ -408,7 +408,7 @@ func TestDefaultBBSWColumns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := bbswLabeled(prog, rs, sws)
+		b := bbswLabeled(prog, rs, swGraphs(sws))
 		if b.cell() != c.cell || b.inspections() != c.insp {
 			t.Errorf("%s: bbsw %s %q, want %s %q", c.name, b.cell(), b.inspections(), c.cell, c.insp)
 		}

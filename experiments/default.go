@@ -72,6 +72,9 @@ func runDefault(env Env) (*Report, error) {
 	var jobs []job
 	// bbsw holds each bug kernel's BB-SW collectors, one per detector run.
 	bbsw := make([][]*bugaboo.SW, len(entries))
+	// bbhw holds each bug kernel's BB-HW graph collectors, one per run
+	// with the hardware on.
+	bbhw := make([][]*bugaboo.HW, len(entries))
 	cfgs := make([]configs.Config, len(entries))
 	progs := make([]*isa.Program, len(entries))
 	first := make([]int, len(entries)) // each entry's first job
@@ -85,8 +88,16 @@ func runDefault(env Env) (*Report, error) {
 		// The same seeds with BB-HW on, for its simulated-cycle overhead.
 		hw := cfg
 		hw.Bugaboo.Enabled = true
+		if en.Bug {
+			bbhw[i] = make([]*bugaboo.HW, seeds)
+		}
 		for s := 0; s < seeds; s++ {
-			jobs = append(jobs, job{Config: hw, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: withGroups})
+			opts := withGroups
+			if en.Bug {
+				// BB-HW's drained graphs, for its column of the matrix.
+				opts = withBBHW(prog, withGroups, &bbhw[i][s])
+			}
+			jobs = append(jobs, job{Config: hw, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: opts})
 		}
 		n := 2 * seeds
 		if en.Kind == workloads.Profile {
@@ -223,7 +234,7 @@ func runDefault(env Env) (*Report, error) {
 			}},
 		},
 	}
-	matrix, matrixText, err := matrixSection(entries, progs, runs, train, bbsw)
+	matrix, matrixText, err := matrixSection(entries, progs, runs, train, bbsw, hwRuns, bbhw)
 	if err != nil {
 		return nil, fmt.Errorf("default experiment: %w", err)
 	}

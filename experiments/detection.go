@@ -86,13 +86,14 @@ func detect(prog *isa.Program, runs, train []sim.Result) []detection {
 // table of the default experiment, with a heat map of each, and a summary.
 // bbsw holds BB-SW's collectors on each bug kernel's runs (nil for the
 // other entries): its columns are its labeled ranking over those runs.
-func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train [][]sim.Result, bbsw [][]*bugaboo.SW) (Section, string, error) {
+func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train [][]sim.Result, bbsw [][]*bugaboo.SW,
+	hwRuns [][]sim.Result, bbhw [][]*bugaboo.HW) (Section, string, error) {
 	seeds := 0
 	if len(runs) > 0 {
 		seeds = len(runs[0])
 	}
 	cols := append([]string{"kernel", "class", "paper rows", "buggy runs"}, matrixDetectors...)
-	cols = append(cols, "bbsw labeled", "bbsw inspections")
+	cols = append(cols, "bbsw labeled", "bbsw inspections", "bbhw labeled", "bbhw inspections")
 	bugT := results.NewTable("detection", fmt.Sprintf("Detector × bug matrix: runs (of %d) in which a detector reported a finding that involves an @bug instruction", seeds), cols...)
 	fpT := results.NewTable("false_positives", fmt.Sprintf("Findings on correct kernels: runs (of %d) with any finding, and distinct findings", seeds),
 		"kernel", "hb runs", "hb findings", "lockset runs", "lockset findings", "avio runs", "avio findings")
@@ -101,8 +102,8 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 	found := make([]int, len(matrixDetectors))
 	noisy := make([]int, len(matrixDetectors))
 	nBug, nOK := 0, 0
-	bbFound, bbLabeled := 0, 0
-	var bbInsp []float64
+	bbFound, bbLabeled, hwFound, hwLabeled := 0, 0, 0, 0
+	var bbInsp, hwInsp []float64
 	dets := map[string][]detection{}
 	for i, en := range entries {
 		if en.Kind != workloads.Kernel {
@@ -131,7 +132,7 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 			if i < len(bbsw) {
 				sws = bbsw[i]
 			}
-			b := bbswLabeled(progs[i], runs[i], sws)
+			b := bbswLabeled(progs[i], runs[i], swGraphs(sws))
 			if b.labeled {
 				bbLabeled++
 			}
@@ -140,6 +141,19 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 				bbInsp = append(bbInsp, float64(b.insp))
 			}
 			row = append(row, b.cell(), b.inspections())
+			var hws []*bugaboo.HW
+			if i < len(bbhw) {
+				hws = bbhw[i]
+			}
+			h := bbswLabeled(progs[i], hwRuns[i], hwGraphs(hws))
+			if h.labeled {
+				hwLabeled++
+			}
+			if h.found {
+				hwFound++
+				hwInsp = append(hwInsp, float64(h.insp))
+			}
+			row = append(row, h.cell(), h.inspections())
 			bugT.AddRow(row...)
 			bugRows = append(bugRows, en.Name)
 			bugVals = append(bugVals, vals)
@@ -199,6 +213,8 @@ passing one. weft reproduce bugaboo runs the paper's full protocol.`, seeds, see
 	}
 	fmt.Fprintf(&sum, "  bbsw     found %2d of %d bug kernels with failing and passing runs (labeled: failing against passing runs; median %.0f inspections)\n",
 		bbFound, bbLabeled, results.Summarize(bbInsp).Median)
+	fmt.Fprintf(&sum, "  bbhw     found %2d of %d bug kernels with failing and passing runs (BB-HW on, its drained graphs; median %.0f inspections)\n",
+		hwFound, hwLabeled, results.Summarize(hwInsp).Median)
 	if total > 0 {
 		fmt.Fprintf(&sum, "  PSet Table 1's DRD and AVIO columns: %d of %d cells as the paper\n", agree, total)
 	}

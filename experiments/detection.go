@@ -102,8 +102,7 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 	found := make([]int, len(matrixDetectors))
 	noisy := make([]int, len(matrixDetectors))
 	nBug, nOK := 0, 0
-	bbFound, bbLabeled, hwFound, hwLabeled := 0, 0, 0, 0
-	var bbInsp, hwInsp []float64
+	var sw, hw bugabooTally
 	dets := map[string][]detection{}
 	for i, en := range entries {
 		if en.Kind != workloads.Kernel {
@@ -132,28 +131,12 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 			if i < len(bbsw) {
 				sws = bbsw[i]
 			}
-			b := bbswLabeled(progs[i], runs[i], swGraphs(sws))
-			if b.labeled {
-				bbLabeled++
-			}
-			if b.found {
-				bbFound++
-				bbInsp = append(bbInsp, float64(b.insp))
-			}
-			row = append(row, b.cell(), b.inspections())
 			var hws []*bugaboo.HW
 			if i < len(bbhw) {
 				hws = bbhw[i]
 			}
-			h := bbswLabeled(progs[i], hwRuns[i], hwGraphs(hws))
-			if h.labeled {
-				hwLabeled++
-			}
-			if h.found {
-				hwFound++
-				hwInsp = append(hwInsp, float64(h.insp))
-			}
-			row = append(row, h.cell(), h.inspections())
+			row = append(row, sw.add(bbswLabeled(progs[i], runs[i], swGraphs(sws)))...)
+			row = append(row, hw.add(bbswLabeled(progs[i], hwRuns[i], hwGraphs(hws)))...)
 			bugT.AddRow(row...)
 			bugRows = append(bugRows, en.Name)
 			bugVals = append(bugVals, vals)
@@ -212,9 +195,9 @@ passing one. weft reproduce bugaboo runs the paper's full protocol.`, seeds, see
 		},
 	}
 	fmt.Fprintf(&sum, "  bbsw     found %2d of %d bug kernels with failing and passing runs (labeled: failing against passing runs; median %.0f inspections)\n",
-		bbFound, bbLabeled, results.Summarize(bbInsp).Median)
+		sw.found, sw.labeled, results.Summarize(sw.insp).Median)
 	fmt.Fprintf(&sum, "  bbhw     found %2d of %d bug kernels with failing and passing runs (BB-HW on, its drained graphs; median %.0f inspections)\n",
-		hwFound, hwLabeled, results.Summarize(hwInsp).Median)
+		hw.found, hw.labeled, results.Summarize(hw.insp).Median)
 	if total > 0 {
 		fmt.Fprintf(&sum, "  PSet Table 1's DRD and AVIO columns: %d of %d cells as the paper\n", agree, total)
 	}
@@ -267,4 +250,22 @@ func psetDetectorColumns(dets map[string][]detection) (*results.Table, int, int,
 	}
 	t.Notes = []string{fmt.Sprintf("%d of %d cells agree with the paper. A kernel counts as found when a finding involving an @bug instruction appears in at least one run.", agree, total)}
 	return t, agree, total, nil
+}
+
+// bugabooTally counts a Bugaboo column over the bug kernels.
+type bugabooTally struct {
+	labeled, found int
+	insp           []float64
+}
+
+// add counts one kernel's result and returns its two cells.
+func (t *bugabooTally) add(b bbswResult) []any {
+	if b.labeled {
+		t.labeled++
+	}
+	if b.found {
+		t.found++
+		t.insp = append(t.insp, float64(b.insp))
+	}
+	return []any{b.cell(), b.inspections()}
 }

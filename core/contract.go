@@ -197,7 +197,8 @@ var contracts = func() [NumKinds]Contract {
 	c.Core = Field{Label: "core", Doc: "the trapping core (-1 at the end of a central table)", MayBeNone: true}
 	c.Thread, c.PC = Field{}, Field{}
 	c.Value = Field{Label: "edges", Doc: "the number of edges"}
-	c.Words = [4]Field{{Label: "table", Doc: "the table"}, {Label: "final", Doc: "1 for the drain at the run's end"}}
+	c.Words = [4]Field{{Label: "table", Doc: "the table"}, {Label: "final", Doc: "1 for the drain at the run's end"},
+		{Label: "ctx_size", Doc: "the context register's events (the contexts' encoding)"}, {Label: "distinct_empty", Doc: "1 when the contexts use 3-bit codes with a distinct EMPTY"}}
 	c.List = Field{Label: "edges", Doc: "4 words per edge: source PC (all ones: NULL), source context, destination PC, destination context"}
 	add(c)
 	c = bb(KindCTTrapEnd, "a drain ended (emitted at the next insert into its table, or at the run's end; Cycle is when it ended)")

@@ -133,6 +133,9 @@ func (b *bugabooLearner) Add(run int, pass bool, _ []core.Finding, d Detector) {
 	if b.l == nil {
 		b.l = bugaboo.NewLearner(programOf(Unwrap(d)))
 		b.l.Detector = b.name
+		if e, ok := Unwrap(d).(interface{ Encoding() bugaboo.Encoding }); ok {
+			b.l.Encoding = e.Encoding()
+		}
 	}
 	b.l.AddRun(run, !pass, g.Graph())
 }

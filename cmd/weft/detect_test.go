@@ -306,12 +306,17 @@ func TestRankGraphs(t *testing.T) {
 	if !strings.Contains(out, "deploy ranking") || !strings.Contains(out, " "+bug+"\n") {
 		t.Errorf("deployment:\n%s", out)
 	}
+	other := t.TempDir()
+	mustWeft(t, "run", "-w", "mysql-binlog", "--detectors", "bbsw-noctx", "--graphs", other, "--quiet")
+	noctx := filepath.Join(other, "bbsw-noctx-seed1.graph")
 	for _, c := range []struct {
 		args []string
 		code int
 		want string
 	}{
 		{[]string{"rank", "-w", "counter-race", files[0]}, 1, "is of program mysql-binlog (hash "},
+		{[]string{"rank", "-w", "mysql-binlog", files[0], noctx}, 1, noctx + " is a bbsw-noctx graph with 0-event contexts but " + files[0] + " is a bbsw graph with 5-event contexts"},
+		{[]string{"rank", "-w", "mysql-binlog", "--method", "deploy", "--testing", noctx, files[0]}, 1, "is a bbsw-noctx graph"},
 		{[]string{"rank", "-w", "mysql-binlog"}, 2, "name at least one GRAPH"},
 		{[]string{"rank", "-w", "mysql-binlog", "--how", "median", files[0]}, 2, "--how"},
 		{[]string{"rank", "-w", "mysql-binlog", "--method", "labeled", files[0]}, 2, "needs buggy and passing graphs"},

@@ -86,6 +86,10 @@ program, is an error naming both.`)
 	if err != nil {
 		return err
 	}
+	// Every graph must come from one detector with one context encoding:
+	// contexts of different encodings are different numbers.
+	var first bugaboo.GraphHeader
+	var firstFile string
 	load := func(files []string) ([]*bugaboo.Graph, []bool, error) {
 		var gs []*bugaboo.Graph
 		var buggy []bool
@@ -100,6 +104,12 @@ program, is an error naming both.`)
 			}
 			if err := hd.Check(f, g, tg.prog, tg.prog.Name); err != nil {
 				return nil, nil, err
+			}
+			if firstFile == "" {
+				first, firstFile = hd, f
+			} else if hd.Detector != first.Detector || hd.Encoding != first.Encoding {
+				return nil, nil, fmt.Errorf("rank: %s is a %s graph with %s contexts but %s is a %s graph with %s contexts: rank graphs of one detector and encoding",
+					f, hd.Detector, describeEncoding(hd.Encoding), firstFile, first.Detector, describeEncoding(first.Encoding))
 			}
 			gs = append(gs, g)
 			buggy = append(buggy, hd.Outcome != "pass")
@@ -162,6 +172,14 @@ program, is an error naming both.`)
 		fmt.Fprintf(tw, "%d\t%.4g\t%s\t%s\n", i+1, x.Score, bugaboo.DescribeCodePoint(tg.prog, x.CodePoint), strings.Join(pcs, " "))
 	}
 	return tw.Flush()
+}
+
+// describeEncoding spells a context encoding for messages.
+func describeEncoding(e bugaboo.Encoding) string {
+	if e.DistinctEmpty {
+		return fmt.Sprintf("%d-event (distinct EMPTY)", e.Size)
+	}
+	return fmt.Sprintf("%d-event", e.Size)
 }
 
 // multiFlag is a repeatable string flag.

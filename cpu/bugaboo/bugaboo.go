@@ -219,8 +219,12 @@ func (h *HW) setRecord(meta []uint64, pc int32, ctx core.Context) {
 	h.st.stats[statMetaWrites]++
 }
 
-// dedupFlag marks, in a miss's scratch slot, that its WAW edge is in.
-const dedupFlag = 1 << 63
+// Flags in a miss's scratch slot, above the 32-bit context: dedupFlag
+// marks that its WAW edge is in, ackFlag that some sharer acked.
+const (
+	dedupFlag = 1 << 63
+	ackFlag   = 1 << 62
+)
 
 // issue captures the requester's context with its miss (the MSHR).
 func (h *HW) issue(tx *coherence.Txn, scratch *uint64) {
@@ -257,23 +261,33 @@ func (h *HW) snoop(tx *coherence.Txn, sn *coherence.Snoop, resp, req []uint64, s
 	case tx.Kind == coherence.TxnBusRd && sn.Actions&coherence.ActSupply != 0:
 		kind = RAW
 	case tx.Kind != coherence.TxnBusRd && sn.Actions&coherence.ActInvalAck != 0:
-		if h.spec.DedupAcks && *scratch&dedupFlag != 0 {
-			return
+		if h.spec.DedupAcks {
+			// One edge per miss: the first ack that holds a record (the
+			// last writer's); fill adds a NULL edge if none did.
+			*scratch |= ackFlag
+			if *scratch&dedupFlag != 0 || resp[fieldPC] == 0 {
+				return
+			}
+			*scratch |= dedupFlag
 		}
-		*scratch |= dedupFlag
 		kind = WAW
 	}
 	if kind < 0 {
 		return
 	}
-	src, srcCtx := NullPC, core.Context(0)
+	src := NullPC
 	if resp[fieldPC] != 0 {
 		src = resp[fieldPC] - 1
-		if len(resp) > fieldCtx {
-			srcCtx = core.Context(resp[fieldCtx])
-		}
 	}
-	h.insert(now, tx, kind, src, srcCtx, core.Context(*scratch))
+	h.insert(now, tx, kind, src, h.recordCtx(resp), core.Context(*scratch))
+}
+
+// recordCtx returns the writer context a record holds (0 without one).
+func (h *HW) recordCtx(meta []uint64) core.Context {
+	if meta[fieldPC] == 0 || len(meta) <= fieldCtx {
+		return 0
+	}
+	return core.Context(meta[fieldCtx])
 }
 
 // fill shifts the requester's own event, inserts a memory-served read's
@@ -282,8 +296,14 @@ func (h *HW) fill(tx *coherence.Txn, meta []uint64, scratch *uint64) {
 	now := tx.Done
 	ctx := core.Context(*scratch)
 	if tx.Kind == coherence.TxnBusRd {
-		if tx.Supplier < 0 && h.spec.RecordMemoryMisses {
-			h.insert(now, tx, MEM, NullPC, 0, ctx)
+		if tx.Supplier < 0 {
+			// A record memory kept (memory_fill = memory or ideal) is the
+			// last writer's: the read communicates with it.
+			if meta[fieldPC] != 0 {
+				h.insert(now, tx, RAW, meta[fieldPC]-1, h.recordCtx(meta), ctx)
+			} else if h.spec.RecordMemoryMisses {
+				h.insert(now, tx, MEM, NullPC, 0, ctx)
+			}
 		}
 		if h.spec.ReadFillNone {
 			clear(meta)
@@ -293,6 +313,9 @@ func (h *HW) fill(tx *coherence.Txn, meta []uint64, scratch *uint64) {
 			h.shift(now, tx.Core, tx.Thread, tx.PC, core.LcRd)
 		}
 		return
+	}
+	if *scratch&(ackFlag|dedupFlag) == ackFlag {
+		h.insert(now, tx, WAW, NullPC, 0, ctx)
 	}
 	h.setRecord(meta, tx.PC, ctx)
 	h.shift(now, tx.Core, tx.Thread, tx.PC, core.LcWr)
@@ -365,19 +388,25 @@ func (h *HW) insert(now core.Cycle, tx *coherence.Txn, kind int, src uint64, src
 
 // trap drains table t into the run's graph at cycle now, charging core c
 // (the one whose insert filled it) unless a spare core drains.
+//
+// An insert that waited for a drain (wait_during_trap with a central
+// table) can fill the table again before that drain ends: the new drain
+// starts when the old one ends, after its TrapEnd, so drains never
+// overlap. The inserter has already been charged for that wait.
 func (h *HW) trap(now core.Cycle, c int, thread int32, t int) {
+	start := max(now, h.st.trapEnd[t])
+	h.closeTrap(t, start)
 	n := len(h.st.ct[t])
 	cost := h.spec.TrapCycles + h.spec.DrainCyclesPerEntry*core.Cycle(n)
 	h.st.stats[statTraps]++
-	h.st.stats[statDrained] += uint64(n)
 	h.st.stats[statTrapCycles] += uint64(cost)
 	if h.events.Watching(core.KindCTTrapBegin) {
-		h.ev = core.Event{Kind: core.KindCTTrapBegin, Cycle: now, Core: int32(c), Thread: thread, PC: core.NoPC}
+		h.ev = core.Event{Kind: core.KindCTTrapBegin, Cycle: start, Core: int32(c), Thread: thread, PC: core.NoPC}
 		h.ev.Words = [4]uint64{uint64(n), uint64(cost), uint64(t), 0}
 		h.events.Emit(&h.ev)
 	}
-	h.drain(now, c, t, false)
-	h.st.trapEnd[t] = now + cost
+	h.drain(start, c, t, false)
+	h.st.trapEnd[t] = start + cost
 	h.st.open[t] = true
 	h.st.dropped[t] = 0
 	if !h.spec.SpareCore {
@@ -388,13 +417,14 @@ func (h *HW) trap(now core.Cycle, c int, thread int32, t int) {
 // drain emits table t's edges as one CTDrain event and empties it.
 func (h *HW) drain(now core.Cycle, c int, t int, final bool) {
 	es := h.st.ct[t]
+	h.st.stats[statDrained] += uint64(len(es))
 	if h.events.Watching(core.KindCTDrain) {
 		h.list = h.list[:0]
 		for _, e := range es {
 			h.list = append(h.list, e.srcPC, uint64(e.srcCtx), e.dstPC, uint64(e.dstCtx))
 		}
 		h.ev = core.Event{Kind: core.KindCTDrain, Cycle: now, Core: int32(c), Thread: -1, PC: core.NoPC, Value: int64(len(es)), List: h.list}
-		h.ev.Words = [4]uint64{uint64(t), b2u(final), 0, 0}
+		h.ev.Words = [4]uint64{uint64(t), b2u(final), uint64(h.spec.Code.Size), b2u(h.spec.Code.DistinctEmpty)}
 		h.events.Emit(&h.ev)
 	}
 	h.st.ct[t] = es[:0]
@@ -432,7 +462,12 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// Save copies BB-HW's state for a checkpoint (cpu.Stateful).
+// Save copies BB-HW's state for a checkpoint (cpu.Stateful). Events are
+// not taken back: after a rollback, the edges a table held at the
+// checkpoint and drained before the rollback are drained again, so an
+// observer of CTDrain that must not count them twice drops, at the
+// Rollback event, what it saw since the checkpoint. (No run rolls back
+// with BB-HW on yet: only PSet's hardware asks for rollbacks.)
 func (h *HW) Save(buf any) any {
 	s, _ := buf.(*state)
 	if s == nil {

@@ -210,9 +210,8 @@ loop:  ld r2, a[r1]
 	}
 }
 
-// BB-HW off leaves a run exactly as it was; on, it only adds the metadata
-// payload's bus cycles and the traps' cost; its state rolls back with the
-// machine (every part compared).
+// BB-HW off leaves a run exactly as it was: no [bugaboo] key changes it.
+// (TestRollsBackWithTheMachine checks its state's rollback.)
 func TestOffIsInvisible(t *testing.T) {
 	p := assemble(t, ".data\nx: .word 0\n.text\nmain: li r1, 3\n st r1, x\n exit\n")
 	a, err := sim.Run(configs.Default(), p, 1)

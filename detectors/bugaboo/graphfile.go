@@ -13,7 +13,7 @@ import (
 )
 
 // graphMagic is a graph file's first line.
-const graphMagic = "# weft bugaboo graph v1"
+const graphMagic = "# weft bugaboo graph v2"
 
 // GraphHeader says what a graph file holds: which program's PCs, which
 // detector built it in which context encoding, and the run it came from.
@@ -40,7 +40,8 @@ func ProgramHash(p *isa.Program) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// WriteGraph writes g as a graph file: the header, then one line per edge
+// WriteGraph writes g as a graph file: the header (its program line is
+// "program HASH NAME", the name running to the line's end), then one line per edge
 // in edge order, "edge SRCPC SRCCTX DSTPC DSTCTX COUNT" (SRCPC "null" for
 // the NULL source).
 func WriteGraph(w io.Writer, h GraphHeader, g *Graph) error {
@@ -50,7 +51,7 @@ func WriteGraph(w io.Writer, h GraphHeader, g *Graph) error {
 		enc = "3bit"
 	}
 	fmt.Fprintf(bw, "%s\nprogram %s %s\ndetector %s\ncontext %d %s\nseed %d\noutcome %s\n",
-		graphMagic, h.Program, h.ProgramHash, h.Detector, h.Encoding.Size, enc, h.Seed, h.Outcome)
+		graphMagic, h.ProgramHash, h.Program, h.Detector, h.Encoding.Size, enc, h.Seed, h.Outcome)
 	g.Each(func(e Edge, n uint64) {
 		src := "null"
 		if !e.Src.IsNull() {
@@ -98,13 +99,16 @@ func ReadGraph(name string, r io.Reader) (GraphHeader, *Graph, error) {
 		if !ok {
 			return h, nil, bad("unknown line %q (want program, detector, context, seed, outcome or edge)", key)
 		}
-		if len(f) != n {
+		if len(f) != n && !(key == "program" && len(f) > n) {
 			return h, nil, bad("%s takes %d fields, got %d", key, n-1, len(f)-1)
 		}
 		var err error
 		switch key {
 		case "program":
-			h.Program, h.ProgramHash = f[1], f[2]
+			// The name is the rest of the line: a file path may hold spaces.
+			h.ProgramHash = f[1]
+			rest := strings.TrimSpace(text[len("program"):])
+			h.Program = strings.TrimSpace(rest[len(f[1]):])
 		case "detector":
 			h.Detector = f[1]
 		case "context":

@@ -13,7 +13,7 @@ func TestGraphFileRoundTrip(t *testing.T) {
 	g := bugaboo.NewGraph()
 	g.Add(bugaboo.Edge{Src: bugaboo.Node{PC: 3, Ctx: 0x3ff}, Dst: bugaboo.Node{PC: 7, Ctx: 1}}, 4)
 	g.Add(bugaboo.Edge{Src: bugaboo.Node{PC: bugaboo.NullPC}, Dst: bugaboo.Node{PC: 2, Ctx: 0}}, 1)
-	h := bugaboo.GraphHeader{Program: "p", ProgramHash: "abc", Detector: "bbsw", Encoding: bugaboo.DefaultEncoding, Seed: 9, Outcome: "error"}
+	h := bugaboo.GraphHeader{Program: "my kernels/p 1.s", ProgramHash: "abc", Detector: "bbsw", Encoding: bugaboo.DefaultEncoding, Seed: 9, Outcome: "error"}
 	var b bytes.Buffer
 	if err := bugaboo.WriteGraph(&b, h, g); err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestGraphFileRoundTrip(t *testing.T) {
 }
 
 func TestGraphFileErrors(t *testing.T) {
-	head := "# weft bugaboo graph v1\nprogram p abc\ndetector bbsw\ncontext 5 2bit\nseed 1\noutcome pass\n"
+	head := "# weft bugaboo graph v2\nprogram abc p\ndetector bbsw\ncontext 5 2bit\nseed 1\noutcome pass\n"
 	for _, c := range []struct{ text, want string }{
 		{"", "g.graph: empty file"},
 		{"hello\n", `g.graph:1: not a weft graph file`},

@@ -13,14 +13,12 @@ import (
 // A CTDrain event carries the drained entries in List, 4 words per edge:
 // the source PC (all ones for the NULL source of a memory-served miss),
 // the source context, the destination PC and the destination context;
-// Value is the number of edges. When Value and the List disagree, the
+// Value is the number of edges; Words[2] and Words[3] name the context
+// encoding. When Value and the List disagree, the
 // smaller count is used and the event is counted in Malformed; an entry
 // whose destination PC is negative is skipped. A NULL source is stored as
 // Node{NullPC, 0}, whatever context word it carries.
 type HW struct {
-	// Encoding is the hardware's context encoding, used to spell contexts
-	// in messages (default DefaultEncoding).
-	Encoding Encoding
 	// Ranking is the reading of the ranking formula for the per-run
 	// findings (default MinRelFreq).
 	Ranking How
@@ -28,6 +26,7 @@ type HW struct {
 	Top int
 
 	prog      *isa.Program
+	enc       Encoding
 	graph     *Graph
 	drains    uint64
 	malformed uint64
@@ -35,8 +34,13 @@ type HW struct {
 
 // NewHW returns the BB-HW graph collector for runs of prog.
 func NewHW(prog *isa.Program) *HW {
-	return &HW{Encoding: DefaultEncoding, prog: prog, graph: NewGraph()}
+	return &HW{enc: DefaultEncoding, prog: prog, graph: NewGraph()}
 }
+
+// Encoding returns the hardware's context encoding: what the first
+// CTDrain event named (its Words[2] size and Words[3] distinct EMPTY),
+// DefaultEncoding before one.
+func (h *HW) Encoding() Encoding { return h.enc }
 
 // Name returns "bbhw".
 func (h *HW) Name() string { return "bbhw" }
@@ -51,13 +55,21 @@ func (h *HW) Graph() *Graph { return h.graph }
 func (h *HW) Drains() uint64 { return h.drains }
 
 // Malformed returns the number of CTDrain events whose Value did not match
-// their List.
+// their List, or whose encoding words were invalid.
 func (h *HW) Malformed() uint64 { return h.malformed }
 
 // Observe adds a drain's edges to the graph.
 func (h *HW) Observe(e *core.Event) {
 	if e.Kind != core.KindCTDrain {
 		return
+	}
+	if h.drains == 0 {
+		enc := Encoding{Size: int(min(e.Words[2], 64)), DistinctEmpty: e.Words[3] != 0}
+		if enc.Valid() == nil {
+			h.enc = enc
+		} else {
+			h.malformed++
+		}
 	}
 	h.drains++
 	n := len(e.List) / 4
@@ -89,7 +101,7 @@ func (h *HW) Findings() []core.Finding {
 		top = 10
 	}
 	r := Ranker{Prog: h.prog, How: h.Ranking}
-	return RankFindings(h.Name(), h.prog, h.Encoding, r.Rank([]*Graph{h.graph}), top)
+	return RankFindings(h.Name(), h.prog, h.enc, r.Rank([]*Graph{h.graph}), top)
 }
 
 // Program returns the program the graphs' PCs belong to.

@@ -14,6 +14,7 @@ import (
 // quadruples; src pc -1 is written as all ones.
 func drain(value int64, quads ...[4]int64) *core.Event {
 	e := &core.Event{Kind: core.KindCTDrain, Core: 0, Thread: -1, PC: -1, Value: value}
+	e.Words[2] = 5 // the paper's 5-event, 2-bit contexts
 	for _, q := range quads {
 		for _, w := range q {
 			e.List = append(e.List, uint64(w))
@@ -57,6 +58,23 @@ func TestHW(t *testing.T) {
 	}
 	if hw.Drains() != 4 || hw.Malformed() != 1 {
 		t.Errorf("drains %d malformed %d", hw.Drains(), hw.Malformed())
+	}
+	if hw.Encoding() != bugaboo.DefaultEncoding {
+		t.Errorf("encoding %+v", hw.Encoding())
+	}
+	// The first drain names the encoding: 3 events of 3 bits here.
+	hw3 := bugaboo.NewHW(p)
+	e3 := drain(0)
+	e3.Words[2], e3.Words[3] = 3, 1
+	hw3.Observe(e3)
+	if hw3.Encoding() != (bugaboo.Encoding{Size: 3, DistinctEmpty: true}) || hw3.Malformed() != 0 {
+		t.Errorf("encoding %+v, malformed %d", hw3.Encoding(), hw3.Malformed())
+	}
+	bad := bugaboo.NewHW(p)
+	e3.Words[2] = 99
+	bad.Observe(e3)
+	if bad.Encoding() != bugaboo.DefaultEncoding || bad.Malformed() != 1 {
+		t.Errorf("bad encoding: %+v, malformed %d", bad.Encoding(), bad.Malformed())
 	}
 	// Findings: code points a1 (ctx 0, 1), b1, b2 (ctx 1, 5), a2 (ctx
 	// (RmRd,LcWr)): a1 and b2 in two contexts score 1 - 1/2.

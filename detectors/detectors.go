@@ -20,6 +20,7 @@ import (
 	"weft/detectors/bugaboo"
 	"weft/detectors/hb"
 	"weft/detectors/lockset"
+	"weft/detectors/pset"
 	"weft/internal/suggest"
 	"weft/isa"
 )
@@ -102,6 +103,10 @@ func All() []Info {
 			Kinds: bugaboo.NewHW(empty).Kinds(),
 			New:   func(p *isa.Program) Detector { return bugaboo.NewHW(p) },
 			Learn: func() Learner { return &bugabooLearner{name: "bbhw"} }},
+		{Name: "pset", Summary: "PSet in software: each access's remote immediate predecessors (RAW, WAR, WAW) per run; across a batch, the pairs of its failing runs outside the PSets learned from its passing runs",
+			Kinds: pset.Kinds(),
+			New:   func(p *isa.Program) Detector { return renamed(pset.NewRecorder(p, pset.Options{}), "pset") },
+			Learn: func() Learner { return &psetLearner{} }},
 	}
 }
 
@@ -279,4 +284,54 @@ func Of(name string, fs []core.Finding) []core.Finding {
 		}
 	}
 	return out
+}
+
+// psetLearner learns PSets from a batch's passing runs (the union of their
+// pairs) and reports, per failing run, the pairs outside them: PSet's
+// software monitor of those runs.
+type psetLearner struct {
+	t      *pset.Trainer
+	failed []psetRun
+}
+
+type psetRun struct {
+	run int
+	r   *pset.Recorder
+}
+
+func (l *psetLearner) Add(run int, pass bool, _ []core.Finding, d Detector) {
+	r, ok := Unwrap(d).(*pset.Recorder)
+	if !ok {
+		return
+	}
+	if l.t == nil {
+		l.t = pset.NewTrainer(r.Program(), pset.Options{})
+	}
+	if pass {
+		l.t.Add(r)
+		return
+	}
+	l.failed = append(l.failed, psetRun{run, r})
+}
+
+func (l *psetLearner) Analyse() []RunFindings {
+	if l.t == nil {
+		return nil
+	}
+	ps := l.t.PSets()
+	var out []RunFindings
+	for _, f := range l.failed {
+		if v := f.r.Violations(ps); len(v) > 0 {
+			out = append(out, RunFindings{Run: f.run, Findings: v})
+		}
+	}
+	slices.SortFunc(out, func(x, y RunFindings) int { return x.Run - y.Run })
+	return out
+}
+
+func (l *psetLearner) Summary() string {
+	if l.t == nil {
+		return "no runs"
+	}
+	return fmt.Sprintf("PSets (%d pairs) trained on %d passing runs, checked on %d failing runs", l.t.Pairs(), l.t.Runs(), len(l.failed))
 }

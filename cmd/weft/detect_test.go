@@ -330,3 +330,33 @@ func TestRankGraphs(t *testing.T) {
 		}
 	}
 }
+
+// The pset detector learns PSets from a batch's passing runs and flags,
+// in its failing runs, pairs outside them: on counter-race every flagged
+// pair involves a @bug instruction (scored here, never by the detector).
+func TestPSetAcrossBatch(t *testing.T) {
+	out, _ := mustWeft(t, "run", "-w", "counter-race", "--runs", "40", "--detectors", "pset", "--quiet")
+	prog, _ := workloads.Program("counter-race")
+	bug := map[string]bool{}
+	for _, pc := range prog.BugPCs() {
+		bug[fmt.Sprint(pc)] = true
+	}
+	_, batch, ok := strings.Cut(out, "pset across the batch (PSets (")
+	if !ok {
+		t.Fatalf("no batch findings:\n%s", out)
+	}
+	n := 0
+	for _, line := range strings.Split(batch, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[0] != "violation" {
+			continue
+		}
+		n++
+		if !bug[f[2]] && !bug[f[3]] {
+			t.Errorf("a violation without a @bug instruction: %s", line)
+		}
+	}
+	if n == 0 || !strings.Contains(batch, "trained on ") {
+		t.Errorf("pset across the batch:\n%s", batch)
+	}
+}

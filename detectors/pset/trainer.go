@@ -71,6 +71,9 @@ next:
 	}
 }
 
+// Program returns the program the recorder's PCs belong to.
+func (r *Recorder) Program() *isa.Program { return r.tr.prog }
+
 // Pairs returns the number of distinct static pairs the run showed.
 func (r *Recorder) Pairs() int { return r.pairs }
 

@@ -82,6 +82,7 @@ func commands() []command {
 		{"trace", "record a run's events to a trace file, or print one (--text)", cmdTrace},
 		{"detect", "run detectors over a trace file, offline", cmdDetect},
 		{"rank", "rank code points over Bugaboo graph files (labeled, unlabeled, deployment)", cmdRank},
+		{"pset", "learn PSets from passing runs, show a PSet file, check runs against one", cmdPSet},
 		{"list", "list the workloads in the registry", cmdList},
 		{"config", "show a fully resolved config, or list the presets", cmdConfig},
 		{"version", "print weft's version (module version, VCS revision, Go toolchain)", cmdVersion},

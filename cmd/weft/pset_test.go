@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"weft/workloads"
+)
+
+// weft pset trains on counter-race's passing runs, writes a PSet file that
+// show reads back, and check flags exactly the failing runs of other
+// seeds, each violation involving a @bug instruction (scored here).
+func TestPSetTrainShowCheck(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cr.pset")
+	out, _ := mustWeft(t, "pset", "train", "-w", "counter-race", "--runs", "60", "-o", file, "--quiet")
+	if !strings.Contains(out, "passing runs of counter-race") || !strings.Contains(out, "new pairs by passing run: ") || !strings.Contains(out, "7 memory instructions") {
+		t.Errorf("train:\n%s", out)
+	}
+	out, _ = mustWeft(t, "pset", "show", "-w", "counter-race", file)
+	if !strings.Contains(out, "ld r4, balance @bug     one   18 (st r4, balance @bug)") {
+		t.Errorf("show:\n%s", out)
+	}
+	out, _ = mustWeft(t, "pset", "check", "-w", "counter-race", "--seed", "100", "--runs", "40", file, "--quiet")
+	var failed, violating int
+	if _, err := fmt.Sscanf(out[strings.Index(out, "(")+1:], "%d failed): violations in %d runs", &failed, &violating); err != nil || failed == 0 || failed != violating {
+		t.Errorf("check: %v\n%s", err, out)
+	}
+	prog, _ := workloads.Program("counter-race")
+	bug := map[string]bool{}
+	for _, pc := range prog.BugPCs() {
+		bug[fmt.Sprint(pc)] = true
+	}
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 3 && f[0] == "violation" {
+			n++
+			if !bug[f[2]] && !bug[f[3]] {
+				t.Errorf("a violation without a @bug instruction: %s", line)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("check found nothing:\n%s", out)
+	}
+
+	data, _ := os.ReadFile(file)
+	trunc := filepath.Join(dir, "trunc.pset")
+	os.WriteFile(trunc, data[:len(data)-1], 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"pset"}, 2, "name an action"},
+		{[]string{"pset", "frob"}, 2, `unknown action "frob"`},
+		{[]string{"pset", "train", "-w", "counter-race"}, 2, "-o FILE.pset"},
+		{[]string{"pset", "train", "-w", "counter-race", "--runs", "0", "-o", file}, 2, "--runs must be"},
+		{[]string{"pset", "check", "-w", "counter-race", "--untested", "maybe", file}, 2, "--untested"},
+		{[]string{"pset", "show", "-w", "counter-race"}, 2, "name one PSet file"},
+		{[]string{"pset", "show", "-w", "mysql-binlog", file}, 1, "the PSets of mysql-binlog: " + file + ": PSets of another program"},
+		{[]string{"pset", "show", "-w", "counter-race", trunc}, 1, trunc + ": byte "},
+		{[]string{"pset", "show", "-w", "counter-race", filepath.Join(dir, "none.pset")}, 1, "no such file"},
+	} {
+		_, stderr, code := weft(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("weft %s: exit %d, %q; want %d and %q", strings.Join(c.args, " "), code, stderr, c.code, c.want)
+		}
+	}
+}

@@ -114,6 +114,7 @@ func List() []Experiment {
 		machineCache(),
 		bugabooTable5(),
 		bugabooExperiment(),
+		psetExperiment(),
 	}
 	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
 	return es

@@ -66,6 +66,10 @@ func (l *Learner) Violations(findings []core.Finding) []core.Finding {
 	return out
 }
 
+// Broken returns the number of (I_p, I_c) pairs training has shown
+// interleaved unserializably: the pairs that are no longer invariants.
+func (l *Learner) Broken() int { return len(l.removed) }
+
 // Runs returns the number of training runs added.
 func (l *Learner) Runs() int { return l.runs }
 

@@ -1,0 +1,84 @@
+package experiments
+
+import (
+	"testing"
+
+	"weft/results"
+)
+
+// tableNamed returns the report's table of the given name.
+func tableNamed(t *testing.T, r *Report, name string) *results.Table {
+	t.Helper()
+	for _, s := range r.Sections {
+		for _, tb := range s.Tables {
+			if tb.Name == name {
+				return tb
+			}
+		}
+	}
+	t.Fatalf("report %s has no table %q", r.Name, name)
+	return nil
+}
+
+// TestPSetReproduction checks `weft reproduce pset` at its default seeds
+// (100 training, 200 held-out per kernel; the whole run takes about a
+// second): Table 1's hb, avio and pset columns are the paper's in every
+// row (12/17, 6/17, 15/17: only PSet catches #3 and #15, AVIO misses #10,
+// nothing catches #16 and #17); the monitor flags every held-out failing
+// run of rows 1–15; Figure 9's histogram counts every tested memory
+// instruction; Table 4's encoding costs 4 to 5 bytes per pair.
+func TestPSetReproduction(t *testing.T) {
+	r, err := runPSet(Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1 := tableNamed(t, r, "table1")
+	col := func(name string) int {
+		i, ok := t1.Column(name)
+		if !ok {
+			t.Fatalf("table1 has no column %q", name)
+		}
+		return i
+	}
+	found := map[string]int{}
+	for _, row := range t1.Rows {
+		n := results.FormatCell(row[0])
+		for _, pair := range [][2]string{{"DRD (paper)", "hb (weft)"}, {"AVIO (paper)", "avio (weft)"}, {"PSet (paper)", "pset (weft)"}} {
+			paper, ours := results.FormatCell(row[col(pair[0])]), results.FormatCell(row[col(pair[1])])
+			if paper != ours {
+				t.Errorf("row %s: %s %s, %s %s", n, pair[0], paper, pair[1], ours)
+			}
+			if ours == "Yes" {
+				found[pair[1]]++
+			}
+		}
+		failing := results.FormatCell(row[col("held-out failing")])
+		if failing == "0" {
+			t.Errorf("row %s: no held-out failing run", n)
+		}
+		if det := results.FormatCell(row[col("pset failing runs detected")]); (row[col("pset (weft)")] == "Yes") != (det == failing+" of "+failing) {
+			t.Errorf("row %s: pset detected %s of the %s failing runs", n, det, failing)
+		}
+	}
+	if found["hb (weft)"] != 12 || found["avio (weft)"] != 6 || found["pset (weft)"] != 15 {
+		t.Errorf("found %v; the paper: hb 12, avio 6, pset 15", found)
+	}
+	t4 := tableNamed(t, r, "table4")
+	tested, _ := t4.Floats("tested")
+	bpp, _ := t4.Floats("bytes per pair")
+	sum := 0.0
+	for i := range tested {
+		sum += tested[i]
+		if bpp[i] != 0 && (bpp[i] < 4 || bpp[i] > 5) {
+			t.Errorf("row %d: %v bytes per pair", i+1, bpp[i])
+		}
+	}
+	hist, _ := tableNamed(t, r, "figure9").Floats("instructions")
+	h := 0.0
+	for _, x := range hist {
+		h += x
+	}
+	if h != sum || h == 0 {
+		t.Errorf("Figure 9 counts %v instructions, Table 4 %v tested", h, sum)
+	}
+}

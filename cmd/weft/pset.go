@@ -61,14 +61,20 @@ naming the file, the byte offset and the instruction.
 
 // psetFlags are the flags the pset actions share.
 type psetFlags struct {
-	t    targetFlags
-	runs *int
+	t targetFlags
+	// The batch actions' flags (train, check).
+	runs       *int
+	ignoreSync *bool
+	quiet      *bool
 }
 
-func (p *psetFlags) add(fs *flagSet, runs bool) {
+// add registers the target flags and, for a batch action, its flags.
+func (p *psetFlags) add(fs *flagSet, batch bool) {
 	p.t.add(fs)
-	if runs {
+	if batch {
 		p.runs = fs.Int("runs", 50, fmt.Sprintf("number of runs (`N`, at most %d), seeds SEED..SEED+N-1", maxRuns))
+		p.ignoreSync = fs.Bool("ignore-sync", false, "leave accesses to synchronisation words out, in training and checking alike (default: they count, as for the paper's Pin tool)")
+		p.quiet = fs.Bool("quiet", false, "no progress bar")
 	}
 }
 
@@ -105,8 +111,6 @@ func psetTrain(e env, args []string) error {
 	var p psetFlags
 	p.add(fs, true)
 	out := fs.String("o", "", "write the PSet section to `FILE.pset`")
-	ignoreSync := fs.Bool("ignore-sync", false, "leave accesses to synchronisation words out (default: they count, as the paper's Pin tool counts them)")
-	quiet := fs.Bool("quiet", false, "no progress bar")
 	pos, err := fs.parse(e, args)
 	if err != nil {
 		return err
@@ -121,9 +125,9 @@ func psetTrain(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := pset.Options{IgnoreSync: *ignoreSync}
+	opts := pset.Options{IgnoreSync: *p.ignoreSync}
 	tr := pset.NewTrainer(tg.prog, opts)
-	bar := newProgress(e, *quiet, *p.runs, "training")
+	bar := newProgress(e, *p.quiet, *p.runs, "training")
 	failing := 0
 	err = sim.StreamBatch(e.context(), sim.Batch{
 		Config: tg.cfg, Program: tg.prog, BaseSeed: tg.cfg.Sim.Seed, Runs: *p.runs, OnDone: bar.done,
@@ -247,8 +251,6 @@ func psetCheck(e env, args []string) error {
 	var p psetFlags
 	p.add(fs, true)
 	untested := fs.String("untested", "null", "an instruction training never ran: null (any remote predecessor violates) or ignore (never checked)")
-	ignoreSync := fs.Bool("ignore-sync", false, "leave accesses to synchronisation words out (train and check alike)")
-	quiet := fs.Bool("quiet", false, "no progress bar")
 	pos, err := fs.parse(e, args)
 	if err != nil {
 		return err
@@ -267,8 +269,8 @@ func psetCheck(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := pset.Options{IgnoreSync: *ignoreSync, IgnoreUntested: *untested == "ignore"}
-	bar := newProgress(e, *quiet, *p.runs, "checking")
+	opts := pset.Options{IgnoreSync: *p.ignoreSync, IgnoreUntested: *untested == "ignore"}
+	bar := newProgress(e, *p.quiet, *p.runs, "checking")
 	var merged detectors.Merger
 	violating, failing := 0, 0
 	err = sim.StreamBatch(e.context(), sim.Batch{

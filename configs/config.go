@@ -29,6 +29,8 @@ type Config struct {
 	Memory Memory `toml:"memory"`
 	// Bugaboo holds Bugaboo's hardware (off by default).
 	Bugaboo Bugaboo `toml:"bugaboo"`
+	// PSet holds PSet's hardware (off by default).
+	PSet PSet `toml:"pset"`
 }
 
 // Sim is the `[sim]` table: run control.
@@ -142,5 +144,6 @@ func Default() Config {
 		},
 		Memory:  Memory{LatencyCycles: 100},
 		Bugaboo: defaultBugaboo(),
+		PSet:    defaultPSet(),
 	}
 }

@@ -51,6 +51,17 @@ var designTable = []struct{ key, value string }{
 	{"bugaboo.ct.trap_cycles", "5000"},
 	{"bugaboo.ct.drain_cycles_per_entry", "10"},
 	{"bugaboo.ct.spare_core_drain", "false"},
+	// The PSet hardware: the digest's reading (§5.2), off.
+	{"pset.enabled", "false"},
+	{"pset.granularity", "word"},
+	{"pset.max_readers_tracked", "4"},
+	{"pset.metadata_on_evict", "lost"},
+	{"pset.untested_policy", "null"},
+	{"pset.include_sync_ops", "true"},
+	{"pset.check_base_cycles", "2"},
+	{"pset.check_per_entry_cycles", "1"},
+	{"pset.recovery.mode", "stall"},
+	{"pset.recovery.stall_timeout_cycles", "100000"},
 }
 
 func TestDefaultsMatchDesign(t *testing.T) {
@@ -329,6 +340,16 @@ func TestValidateErrors(t *testing.T) {
 		{`bugaboo.ct.inval_ack_entries="one"`, "bugaboo.ct.inval_ack_entries", `must be one of "per_sharer", "dedup"`},
 		{"bugaboo.ct.trap_cycles=1099511627776", "bugaboo.ct.trap_cycles", "must be at most 1000000000"},
 		{"bugaboo.ct.drain_cycles_per_entry=1099511627776", "bugaboo.ct.drain_cycles_per_entry", "must be at most 61035 for 16384 entries"},
+		{`pset.granularity="byte"`, "pset.granularity", `must be one of "word", "line"`},
+		{"pset.max_readers_tracked=0", "pset.max_readers_tracked", "must be from 1 to 16, got 0"},
+		{"pset.max_readers_tracked=-1", "pset.max_readers_tracked", "must be from 1 to 16, got -1"},
+		{"pset.max_readers_tracked=1099511627776", "pset.max_readers_tracked", "must be from 1 to 16"},
+		{`pset.metadata_on_evict="kept"`, "pset.metadata_on_evict", `must be one of "lost", "writeback", "ideal"`},
+		{`pset.untested_policy="allow"`, "pset.untested_policy", `must be one of "null", "ignore"`},
+		{"pset.check_base_cycles=1099511627776", "pset.check_base_cycles", "must be at most 1000000000"},
+		{"pset.check_per_entry_cycles=1099511627776", "pset.check_per_entry_cycles", "must be at most 1000000000"},
+		{`pset.recovery.mode="rollback"`, "pset.recovery.mode", `must be one of "log_only", "stall"`},
+		{"pset.recovery.stall_timeout_cycles=1099511627776", "pset.recovery.stall_timeout_cycles", "must be at most 1000000000"},
 	}
 	for _, tt := range tests {
 		if tt.key == "" {

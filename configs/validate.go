@@ -127,6 +127,7 @@ func (c *Config) problems() []*Error {
 	latency("bus.c2c_cycles", c.Bus.C2CCycles, false)
 	latency("memory.latency_cycles", c.Memory.LatencyCycles, false)
 	c.bugabooProblems(bad)
+	c.psetProblems(bad)
 	return errs
 }
 

@@ -71,6 +71,9 @@ type coreState struct {
 	Lat core.Cycle
 	// Hit is set while the access being performed hit in the L1.
 	Hit bool
+	// NoStore is set while a failed cas or lock swap is performed: an
+	// RMW that read and did not write.
+	NoStore bool
 	// Charge is work an extension charged the core (Port.Charge), added
 	// to the latency of its next access.
 	Charge core.Cycle
@@ -539,6 +542,7 @@ func (c *Core) performed(frame int, a uint64, write bool) {
 	if len(m.performs) != 0 {
 		c.performHooks(frame, a, write)
 	}
+	c.st.NoStore = false
 	if m.st.waiting != 0 {
 		m.notifyAccess(c, a, write)
 	}
@@ -607,6 +611,8 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 			}
 			if stored {
 				mem.WriteWord(f, a, v)
+			} else {
+				st.NoStore = true
 			}
 			r[in.Rd] = old
 			c.count(StatRMWs)

@@ -5,6 +5,7 @@ import (
 
 	"weft/coherence"
 	"weft/core"
+	"weft/isa"
 )
 
 // Extension is a hardware extension of the machine (Bugaboo's context
@@ -38,6 +39,13 @@ type Access struct {
 	// Write reports whether the access writes (stores, RMWs, the swap of a
 	// lock acquire, unlocks, barrier and condition-variable updates).
 	Write bool
+	// RMW reports an atomic read-modify-write (cas, xchg, fadd, a lock's
+	// swap, barrier and condition-variable updates): Write is set too.
+	RMW bool
+	// Stored reports, in the perform phase, that the access wrote: false
+	// for reads and for an RMW that did not store (a failed cas or lock
+	// swap).
+	Stored bool
 	// Sync reports an access to a synchronisation word by a sync
 	// instruction.
 	Sync bool
@@ -196,7 +204,8 @@ func (c *Core) checkPhase(frame int, addr uint64, write, hit bool) bool {
 	m := c.m
 	st := &c.st
 	a := &m.acc
-	*a = Access{Core: c.id, Thread: st.Thread, PC: st.PC, Addr: addr, Write: write, Sync: m.prog.Instrs[st.PC].Op.IsSync(),
+	op := m.prog.Instrs[st.PC].Op
+	*a = Access{Core: c.id, Thread: st.Thread, PC: st.PC, Addr: addr, Write: write, RMW: c.isRMW(op, write), Sync: op.IsSync(),
 		Hit: hit, TimedOut: st.TimedOut, Cycle: st.Time}
 	rec := m.mem.Meta(frame)
 	v := Verdict{}
@@ -240,12 +249,26 @@ func (c *Core) performHooks(frame int, addr uint64, write bool) {
 	m := c.m
 	st := &c.st
 	a := &m.acc
-	*a = Access{Core: c.id, Thread: st.Thread, PC: st.PC, Addr: addr, Write: write, Sync: m.prog.Instrs[st.PC].Op.IsSync(),
-		Hit: st.Hit, Cycle: st.Time}
+	op := m.prog.Instrs[st.PC].Op
+	*a = Access{Core: c.id, Thread: st.Thread, PC: st.PC, Addr: addr, Write: write, RMW: c.isRMW(op, write), Stored: write && !st.NoStore,
+		Sync: op.IsSync(), Hit: st.Hit, Cycle: st.Time}
 	rec := m.mem.Meta(frame)
 	for i := range m.performs {
 		h := &m.performs[i]
 		a.Meta = h.region.Of(rec)
 		h.perf(a)
 	}
+}
+
+// isRMW reports whether the current access of an op is an RMW: every
+// writing access but a store, an unlock's release and the release of a
+// cwait's lock (its phase 1).
+func (c *Core) isRMW(op isa.Op, write bool) bool {
+	switch {
+	case !write, op == isa.OpSt, op == isa.OpUnlock:
+		return false
+	case op == isa.OpCwait:
+		return c.st.Phase != 1
+	}
+	return true
 }

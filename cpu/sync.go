@@ -41,6 +41,7 @@ func (c *Core) lockStep(base uint8, off int64, frame int, phase0 uint8) (done, o
 	if v != 0 {
 		// Another thread took the lock between the test and the swap.
 		c.emitAccessFlags(core.KindRMW, a, v, uint64(v), 0, core.FlagSync)
+		c.st.NoStore = true
 		c.performed(f, a, true)
 		st.Phase = phase0
 		return false, true

@@ -8,6 +8,7 @@ import (
 	"weft/configs"
 	"weft/core"
 	"weft/cpu"
+	psetsw "weft/detectors/pset"
 	"weft/sim"
 	"weft/workloads"
 )
@@ -103,6 +104,26 @@ func TestEventContract(t *testing.T) {
 	}
 	bb.Bugaboo.CT.Organization, bb.Bugaboo.CT.SpareCoreDrain = "central", true
 	run("prodcons", bb, 2)
+	// PSet hardware: PSets learned from a few passing runs of counter-race,
+	// so held-out seeds violate (and stall), BB-HW on beside it.
+	cr, err := workloads.Program("counter-race")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := psetsw.NewTrainer(cr, psetsw.Options{})
+	for s := uint64(1); s <= 5; s++ {
+		rec := tr.NewRun()
+		if r, err := sim.Run(configs.Default(), cr, s, sim.WithDetector(rec)); err == nil && r.Outcome == "pass" {
+			tr.Add(rec)
+		}
+	}
+	ps := configs.Default()
+	ps.PSet.Enabled = true
+	for s := uint64(6); s <= 12; s++ {
+		run("counter-race", ps, s, sim.WithPSets(tr.PSets()))
+	}
+	ps.Bugaboo.Enabled = true
+	run("counter-race", ps, 13, sim.WithPSets(tr.PSets()))
 	for k := core.Kind(1); k < core.NumKinds; k++ {
 		c := core.ContractOf(k)
 		switch {

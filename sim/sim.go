@@ -18,6 +18,7 @@ import (
 	"weft/core"
 	"weft/cpu"
 	"weft/cpu/bugaboo"
+	psethw "weft/cpu/pset"
 	"weft/internal/version"
 	"weft/isa"
 )
@@ -26,6 +27,7 @@ import (
 type Option func(*options)
 
 type options struct {
+	psets    isa.PSets
 	groups   bool
 	stream   *core.Stream
 	setup    []func(m *cpu.Machine) error
@@ -61,6 +63,12 @@ func WithStatGroups() Option {
 // config enables.
 func WithExtension(x cpu.Extension) Option {
 	return func(op *options) { op.exts = append(op.exts, x) }
+}
+
+// WithPSets gives the run the program's PSets, which the PSet hardware
+// checks against when the config turns it on (pset.enabled).
+func WithPSets(ps isa.PSets) Option {
+	return func(op *options) { op.psets = ps }
 }
 
 // WithPark adds a schedule-control rule: the rule's thread is held just
@@ -152,12 +160,22 @@ func Specs(cfg configs.Config) (cpu.Spec, coherence.Spec) {
 			ms.MetaEvict = coherence.MetaIdeal
 		}
 	}
+	if cfg.PSet.Enabled {
+		// Validate makes this agree with Bugaboo's when both are on.
+		switch cfg.PSet.MetadataOnEvict {
+		case "writeback":
+			ms.MetaEvict = coherence.MetaWriteback
+		case "ideal":
+			ms.MetaEvict = coherence.MetaIdeal
+		}
+	}
 	return cs, ms
 }
 
 // Extensions builds the hardware extensions cfg turns on, in a fixed
-// order: BB-HW ([bugaboo]).
-func Extensions(cfg configs.Config) ([]cpu.Extension, error) {
+// order: BB-HW ([bugaboo]), then PSet's ([pset]), which checks against
+// psets, the program's PSets (WithPSets).
+func Extensions(cfg configs.Config, psets isa.PSets) ([]cpu.Extension, error) {
 	var out []cpu.Extension
 	if b := cfg.Bugaboo; b.Enabled {
 		hw, err := bugaboo.New(BugabooSpec(b))
@@ -166,7 +184,33 @@ func Extensions(cfg configs.Config) ([]cpu.Extension, error) {
 		}
 		out = append(out, hw)
 	}
+	if p := cfg.PSet; p.Enabled {
+		if psets == nil {
+			return nil, fmt.Errorf("pset.enabled = true needs the program's PSets (weft run --psets FILE; sim.WithPSets)")
+		}
+		hw, err := psethw.New(PSetSpec(p, psets))
+		if err != nil {
+			return nil, fmt.Errorf("[pset]: %w", err)
+		}
+		out = append(out, hw)
+	}
 	return out, nil
+}
+
+// PSetSpec converts the [pset] config table and the program's PSets to
+// the PSet hardware's spec.
+func PSetSpec(p configs.PSet, psets isa.PSets) psethw.Spec {
+	gran := coherence.PerWord
+	if p.Granularity == "line" {
+		gran = coherence.PerLine
+	}
+	mode := psethw.Stall
+	if p.Recovery.Mode == "log_only" {
+		mode = psethw.LogOnly
+	}
+	return psethw.Spec{PSets: psets, Gran: gran, Readers: p.MaxReadersTracked, IgnoreUntested: p.UntestedPolicy == "ignore",
+		IgnoreSync: !p.IncludeSyncOps, CheckBase: core.Cycle(p.CheckBaseCycles), CheckPerEntry: core.Cycle(p.CheckPerEntryCycles),
+		Mode: mode, StallTimeout: core.Cycle(p.Recovery.StallTimeoutCycles)}
 }
 
 // BugabooSpec converts the [bugaboo] config table to BB-HW's spec.
@@ -195,7 +239,7 @@ func BugabooSpec(b configs.Bugaboo) bugaboo.Spec {
 // start the run. A program that declares more cores (.cores) than
 // machine.cores is an error (see Run).
 func Build(cfg configs.Config, prog *isa.Program, seed uint64, events *core.Stream, exts ...cpu.Extension) (*cpu.Machine, error) {
-	m, err := build(cfg, prog, seed, events, exts)
+	m, err := build(cfg, prog, seed, events, nil, exts)
 	if err != nil {
 		return nil, fmt.Errorf("build machine for %s: %w", prog.Name, err)
 	}
@@ -203,7 +247,7 @@ func Build(cfg configs.Config, prog *isa.Program, seed uint64, events *core.Stre
 }
 
 // build is Build without the program's name in its errors.
-func build(cfg configs.Config, prog *isa.Program, seed uint64, events *core.Stream, exts []cpu.Extension) (*cpu.Machine, error) {
+func build(cfg configs.Config, prog *isa.Program, seed uint64, events *core.Stream, psets isa.PSets, exts []cpu.Extension) (*cpu.Machine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -212,7 +256,7 @@ func build(cfg configs.Config, prog *isa.Program, seed uint64, events *core.Stre
 			prog.MinCores, cfg.Machine.Cores)
 	}
 	cs, ms := Specs(cfg)
-	hw, err := Extensions(cfg)
+	hw, err := Extensions(cfg, psets)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +317,7 @@ func run(cfg configs.Config, prog *isa.Program, seed uint64, opts []Option) (Res
 		groups = append(groups, core.StatGroup{Name: "det." + d.Name(), Counters: []string{"events", "findings"},
 			Read: func(dst []uint64) { dst[0], dst[1] = c.events, uint64(len(c.Findings())) }})
 	}
-	m, err := build(cfg, prog, seed, op.stream, op.exts)
+	m, err := build(cfg, prog, seed, op.stream, op.psets, op.exts)
 	if err != nil {
 		return Result{}, err
 	}

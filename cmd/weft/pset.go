@@ -295,3 +295,17 @@ func psetCheck(e env, args []string) error {
 	printMerged(e.stdout, "pset", merged.Merged(), *p.runs)
 	return nil
 }
+
+// withPSets adds the program's PSets (nil: none) to each run's options.
+func withPSets(opts func() []sim.Option, ps isa.PSets) func() []sim.Option {
+	if ps == nil {
+		return opts
+	}
+	return func() []sim.Option {
+		var o []sim.Option
+		if opts != nil {
+			o = opts()
+		}
+		return append(o, sim.WithPSets(ps))
+	}
+}

@@ -71,3 +71,36 @@ func TestPSetTrainShowCheck(t *testing.T) {
 		}
 	}
 }
+
+// weft run --psets gives the PSet hardware its PSets: on mysql-binlog,
+// stalling avoids the failures that logging only lets through, and the
+// reproduce line names the PSet file.
+func TestRunWithPSetHardware(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mb.pset")
+	mustWeft(t, "pset", "train", "-w", "mysql-binlog", "--runs", "100", "-o", file, "--quiet")
+	logOnly, _ := mustWeft(t, "run", "-w", "mysql-binlog", "--seed", "101", "--runs", "60", "--set", "pset.enabled=true", "--set", `pset.recovery.mode="log_only"`, "--psets", file, "--quiet")
+	if !strings.Contains(logOnly, "  error ") || !strings.Contains(logOnly, "--psets "+file+" --seed ") {
+		t.Errorf("log_only: want failures and a reproduce line with --psets:\n%s", logOnly)
+	}
+	stall, _ := mustWeft(t, "run", "-w", "mysql-binlog", "--seed", "101", "--runs", "60", "--set", "pset.enabled=true", "--psets", file, "--quiet")
+	if !strings.Contains(stall, "pass  60  100.0%") {
+		t.Errorf("stall: want every run to pass:\n%s", stall)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-w", "mysql-binlog", "--psets", file}, "add --set pset.enabled=true"},
+		{[]string{"run", "-w", "mysql-binlog", "--set", "pset.enabled=true"}, "needs the program's PSets: --psets FILE.pset"},
+	} {
+		_, stderr, code := weft(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("weft %s: exit %d, %q; want 2 and %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+	_, stderr, code := weft(t, "run", "-w", "counter-race", "--set", "pset.enabled=true", "--psets", file)
+	if code != 1 || !strings.Contains(stderr, "PSets of another program") {
+		t.Errorf("another program's PSets: exit %d, %q", code, stderr)
+	}
+}

@@ -83,6 +83,7 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 	graphs := fs.String("graphs", "", "write each run's Bugaboo graph (bbsw, bbhw detectors) to `DIR`/DETECTOR-seedN.graph, for weft rank")
 	var det detectorFlag
 	fs.Var(&det, "detectors", "attach these detectors to every run (`NAME,...`; weft list --detectors)")
+	psetFile := fs.String("psets", "", "the program's PSets for the PSet hardware (`FILE.pset`, from weft pset train; needs pset.enabled=true)")
 	pos, err := fs.parse(e, args)
 	if err != nil {
 		return err
@@ -105,6 +106,18 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 	}
 	if err := checkHardware(det.infos, tg.cfg, "--detectors"); err != nil {
 		return usagef(fs, "run: %v", err)
+	}
+	var psets isa.PSets
+	switch {
+	case *psetFile != "" && !tg.cfg.PSet.Enabled:
+		return usagef(fs, "run: --psets gives the PSet hardware its PSets, which is off: add --set pset.enabled=true")
+	case *psetFile == "" && tg.cfg.PSet.Enabled:
+		return usagef(fs, "run: pset.enabled = true needs the program's PSets: --psets FILE.pset (weft pset train writes one)")
+	case *psetFile != "":
+		if psets, err = readPSets(tg.prog, *psetFile); err != nil {
+			return err
+		}
+		t.psets = *psetFile
 	}
 	if *graphs != "" && !slices.ContainsFunc(det.infos, func(d detectors.Info) bool { return strings.HasPrefix(d.Name, "bb") }) {
 		return usagef(fs, "run: --graphs writes the graphs of Bugaboo's detectors: name one with --detectors (bbsw, bbsw-line, bbsw-noctx, bbhw)")
@@ -147,7 +160,7 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 		Runs:     *runs,
 		Workers:  *workers,
 		OnDone:   bar.done,
-		Options:  runOptions(det.runOptions(tg.prog), *groups),
+		Options:  withPSets(runOptions(det.runOptions(tg.prog), *groups), psets),
 	}, func(i int, r sim.Result) error {
 		if *asJSON || od != nil {
 			line.Reset()

@@ -21,6 +21,8 @@ type targetFlags struct {
 	program  string
 	seed     optUint
 	sets     setList
+	// psets is run's --psets file, for the reproduce line.
+	psets string
 }
 
 // add registers the flags on fs.
@@ -147,6 +149,9 @@ func (t *targetFlags) source() string {
 	}
 	for _, s := range t.sets {
 		b.WriteString(" --set " + shellQuote(s))
+	}
+	if t.psets != "" {
+		b.WriteString(" --psets " + shellQuote(t.psets))
 	}
 	return b.String()
 }

@@ -1,0 +1,91 @@
+package configs
+
+// PSet is the `[pset]` table: PSet's hardware (Yu and Narayanasamy, ISCA
+// 2009): last-writer and last-reader metadata in the caches, carried on
+// coherence replies, and a check of every access whose immediate
+// predecessor is remote against its instruction's PSet. Off by default;
+// the PSets themselves come with the program (weft run --psets FILE).
+type PSet struct {
+	// Enabled turns the PSet hardware on.
+	Enabled bool `toml:"enabled"`
+	// Granularity is the metadata's granule: "word" (8 bytes; the paper's
+	// introduction) or "line".
+	Granularity string `toml:"granularity"`
+	// MaxReadersTracked is the number of last-reader slots per granule, 1
+	// to 16; a further reader drops the oldest.
+	MaxReadersTracked int `toml:"max_readers_tracked"`
+	// MetadataOnEvict says what an evicted line's metadata becomes: "lost"
+	// (the paper), "writeback" (written back and restored with the line,
+	// paying bus bytes) or "ideal" (kept, free).
+	MetadataOnEvict string `toml:"metadata_on_evict"`
+	// UntestedPolicy says how an instruction training never ran is
+	// checked: "null" (any remote predecessor violates; the paper's
+	// default) or "ignore" (never checked).
+	UntestedPolicy string `toml:"untested_policy"`
+	// IncludeSyncOps checks and tracks accesses to synchronisation words
+	// (lock words, barriers, condition variables), as the paper's tool did.
+	IncludeSyncOps bool `toml:"include_sync_ops"`
+	// CheckBaseCycles is a check's fixed cost (the DISE-injected
+	// micro-ops), charged only when some immediate predecessor is remote.
+	CheckBaseCycles uint64 `toml:"check_base_cycles"`
+	// CheckPerEntryCycles is a check's cost per PSet entry scanned.
+	CheckPerEntryCycles uint64 `toml:"check_per_entry_cycles"`
+	// Recovery is the `[pset.recovery]` table: what a violation does.
+	Recovery PSetRecovery `toml:"recovery"`
+}
+
+// PSetRecovery is the `[pset.recovery]` table.
+type PSetRecovery struct {
+	// Mode is "log_only" (the access proceeds, the violation is logged) or
+	// "stall" (the access waits until another thread accesses its line,
+	// then is checked again; a timeout releases it, logged).
+	Mode string `toml:"mode"`
+	// StallTimeoutCycles bounds a stall (0: none; the paper gives no
+	// value).
+	StallTimeoutCycles uint64 `toml:"stall_timeout_cycles"`
+}
+
+// MaxPSetReaders is the largest pset.max_readers_tracked.
+const MaxPSetReaders = 16
+
+// defaultPSet is the paper's reading of every choice, off.
+func defaultPSet() PSet {
+	return PSet{Granularity: "word", MaxReadersTracked: 4, MetadataOnEvict: "lost", UntestedPolicy: "null", IncludeSyncOps: true,
+		CheckBaseCycles: 2, CheckPerEntryCycles: 1, Recovery: PSetRecovery{Mode: "stall", StallTimeoutCycles: 100_000}}
+}
+
+// psetProblems checks the [pset] keys.
+func (c *Config) psetProblems(bad func(key, format string, args ...any)) {
+	p := c.PSet
+	oneOf := func(key, v string, allowed ...string) {
+		for _, a := range allowed {
+			if v == a {
+				return
+			}
+		}
+		bad(key, "must be one of %s, got %q", quoteList(allowed), v)
+	}
+	oneOf("pset.granularity", p.Granularity, "word", "line")
+	if p.MaxReadersTracked < 1 || p.MaxReadersTracked > MaxPSetReaders {
+		bad("pset.max_readers_tracked", "must be from 1 to %d, got %d", MaxPSetReaders, p.MaxReadersTracked)
+	}
+	oneOf("pset.metadata_on_evict", p.MetadataOnEvict, "lost", "writeback", "ideal")
+	oneOf("pset.untested_policy", p.UntestedPolicy, "null", "ignore")
+	for _, k := range []struct {
+		key string
+		v   uint64
+	}{{"pset.check_base_cycles", p.CheckBaseCycles}, {"pset.check_per_entry_cycles", p.CheckPerEntryCycles}, {"pset.recovery.stall_timeout_cycles", p.Recovery.StallTimeoutCycles}} {
+		if k.v > MaxLatencyCycles {
+			bad(k.key, "must be at most %d, got %d", MaxLatencyCycles, k.v)
+		}
+	}
+	oneOf("pset.recovery.mode", p.Recovery.Mode, "log_only", "stall")
+	// One eviction policy serves every extension's metadata.
+	if p.Enabled && c.Bugaboo.Enabled {
+		same := map[string]string{"lost": "null", "writeback": "memory", "ideal": "ideal"}
+		if want, ok := same[p.MetadataOnEvict]; ok && want != c.Bugaboo.Metadata.MemoryFill {
+			bad("pset.metadata_on_evict", "is %q but bugaboo.metadata.memory_fill is %q: with both on they must agree (lost = null, writeback = memory, ideal = ideal)",
+				p.MetadataOnEvict, c.Bugaboo.Metadata.MemoryFill)
+		}
+	}
+}

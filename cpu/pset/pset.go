@@ -1,0 +1,416 @@
+// Package pset is PSet's hardware (Yu and Narayanasamy, ISCA 2009) as a
+// machine extension: per-granule last-writer and last-reader metadata in
+// the caches, carried on coherence replies, and a check unit that
+// compares each access's immediate remote predecessors with the PSet of
+// its instruction, logging a violation or stalling the access until
+// another thread's access to its line makes the check pass (or a timeout
+// releases it).
+//
+// Metadata. Each granule (an 8-byte word, or a whole line) keeps the last
+// writer (instruction, thread) and up to Readers last readers since that
+// write, one per thread, each with an ordering stamp (the position of its
+// read in the machine's total order of performs: digest §2.1's "ordering
+// stamp" for condition (c)). A read reply or an invalidation ack merges
+// the responder's granules into the requester's: the writer (the same in
+// every copy, since a write invalidates the others) and the union of the
+// readers, so a write gathers the readers spread over the sharers'
+// caches. A local access updates its own copy. Eviction loses the record
+// (coherence.MetaLost) unless the machine keeps it (writeback, ideal).
+//
+// The check follows detectors/pset's definition of immediate remote
+// predecessors exactly, on what the granule holds: a read's candidate is
+// the last writer (remote, with neither thread having read since); a
+// write's are the readers after its thread's own last read, or the last
+// writer when there are none; an RMW is checked as a read. With word
+// granularity, no eviction and enough reader slots the hardware reports
+// every pair the software monitor reports, and almost always no other
+// (tested): a read that hits a Shared copy updates only that copy, so
+// another sharer's later read of the word does not know that the writer
+// read it since its write (condition (c)) and may count a RAW predecessor
+// the monitor does not. Line granularity merges a line's words, and
+// evictions and full reader slots lose predecessors. Frees are not cache
+// accesses, and an access that faults is never checked.
+//
+// The snoop merge takes every holder's readers, S holders on a read miss
+// included, though MESI sends them nothing (ours: the digest's exact
+// reading needs the reader set).
+package pset
+
+import (
+	"fmt"
+
+	"weft/coherence"
+	"weft/core"
+	"weft/cpu"
+	"weft/isa"
+)
+
+// Mode is what the hardware does with a violation.
+type Mode uint8
+
+// The violation modes.
+const (
+	// LogOnly logs the violation; the access proceeds.
+	LogOnly Mode = iota
+	// Stall holds the violating access until another thread accesses its
+	// line, then checks it again; a timeout releases it (logged).
+	Stall
+)
+
+// Spec configures the PSet hardware.
+type Spec struct {
+	// PSets are the program's PSets (isa.DecodePSets).
+	PSets isa.PSets
+	// Gran is the metadata granularity (word or line).
+	Gran coherence.Granularity
+	// Readers is the number of last-reader slots per granule (1..16).
+	Readers int
+	// IgnoreUntested skips the check of instructions training never ran
+	// (untested_policy = "ignore"); by default they are null PSets.
+	IgnoreUntested bool
+	// IgnoreSync leaves accesses to synchronisation words unchecked and
+	// untracked.
+	IgnoreSync bool
+	// CheckBase and CheckPerEntry are a check's cost: CheckBase +
+	// CheckPerEntry × the PSet's entries, charged to the accessing core
+	// when some immediate predecessor is remote.
+	CheckBase, CheckPerEntry core.Cycle
+	// Mode is what a violation does.
+	Mode Mode
+	// StallTimeout bounds a stall (0: none).
+	StallTimeout core.Cycle
+}
+
+// MaxReaders is the most reader slots a granule may have.
+const MaxReaders = 16
+
+// The counters of the statistics group "ext.pset".
+const (
+	statChecks = iota
+	statCheckCycles
+	statViolations
+	statStalls
+	statTimeouts
+	numStats
+)
+
+var statNames = [numStats]string{"checks", "check_cycles", "violations", "stalls", "stall_timeouts"}
+
+// Field layout of a granule: the writer, then Readers × (pc, tid, stamp).
+// PC fields hold pc+1 (0: none).
+const (
+	fWPC = iota
+	fWTid
+	fReaders
+	readerFields = 3
+)
+
+// state is what a checkpoint copies.
+type state struct {
+	seq   uint64
+	stats [numStats]uint64
+}
+
+// HW is the PSet hardware attached to one machine.
+type HW struct {
+	spec   Spec
+	port   *cpu.Port
+	events *core.Stream
+	region coherence.Region
+	st     state
+	ev     core.Event
+	// cands is the current check's candidates (reused).
+	cands []cand
+	// merge and kept are scratch for merging reader lists.
+	merge, kept []reader
+}
+
+type cand struct {
+	pc, tid int32
+	dep     uint64 // 0 RAW, 1 WAR, 2 WAW
+}
+
+type reader struct {
+	pc, tid int32
+	seq     uint64
+}
+
+// New returns the PSet hardware with the given spec.
+func New(spec Spec) (*HW, error) {
+	if spec.Readers < 1 || spec.Readers > MaxReaders {
+		return nil, fmt.Errorf("pset: %d reader slots (want 1 to %d)", spec.Readers, MaxReaders)
+	}
+	return &HW{spec: spec}, nil
+}
+
+// Name returns "pset".
+func (h *HW) Name() string { return "pset" }
+
+// Meta reserves each granule's writer and reader slots: 32-bit
+// instruction ids (the paper's 4-bit library id and 28-bit offset), 16-bit
+// thread ids and 32-bit ordering stamps.
+func (h *HW) Meta() coherence.MetaRequest {
+	fs := []coherence.Field{{Name: "wpc", Bits: 32}, {Name: "wtid", Bits: 16}}
+	for i := range h.spec.Readers {
+		fs = append(fs, coherence.Field{Name: fmt.Sprintf("r%dpc", i), Bits: 32}, coherence.Field{Name: fmt.Sprintf("r%dtid", i), Bits: 16},
+			coherence.Field{Name: fmt.Sprintf("r%dseq", i), Bits: 32})
+	}
+	return coherence.MetaRequest{Gran: h.spec.Gran, Fields: fs}
+}
+
+// Attach hooks the snoops (the metadata merge), the check and perform
+// phases, and registers the counters and state.
+func (h *HW) Attach(p *cpu.Port) error {
+	h.port = p
+	h.events = p.Events()
+	h.region = p.Region()
+	h.cands = make([]cand, 0, MaxReaders+1)
+	h.merge = make([]reader, 0, 2*MaxReaders)
+	h.kept = make([]reader, 0, MaxReaders)
+	if err := p.Stats(statNames[:], func(dst []uint64) { copy(dst, h.st.stats[:]) }); err != nil {
+		return err
+	}
+	p.State(h)
+	p.OnCheck(h.check)
+	p.OnPerform(h.perform)
+	return p.Protocol(coherence.Hooks{OwnsMove: true, OnSnoop: h.snoop})
+}
+
+// snoop merges a responder's record into the requester's, granule by
+// granule.
+func (h *HW) snoop(_ *coherence.Txn, _ *coherence.Snoop, resp, req []uint64, _ *uint64) {
+	n := len(h.region.Fields)
+	for g := 0; g+n <= len(resp); g += n {
+		h.mergeGranule(req[g:g+n], resp[g:g+n])
+	}
+}
+
+// mergeGranule merges src's writer and readers into dst.
+func (h *HW) mergeGranule(dst, src []uint64) {
+	if dst[fWPC] == 0 {
+		dst[fWPC], dst[fWTid] = src[fWPC], src[fWTid]
+	}
+	rs := h.merge[:0]
+	rs = h.readersOf(rs, dst)
+	rs = h.readersOf(rs, src)
+	if len(rs) == 0 {
+		return
+	}
+	// Keep each thread's latest read, in stamp order, the newest
+	// Readers of them.
+	sortReaders(rs)
+	out := h.kept[:0]
+	for i := len(rs) - 1; i >= 0; i-- {
+		dup := false
+		for _, o := range out {
+			if o.tid == rs[i].tid {
+				dup = true
+				break
+			}
+		}
+		if !dup && len(out) < h.spec.Readers {
+			out = append(out, rs[i])
+		}
+	}
+	// out is newest first; store oldest first.
+	for i := range h.spec.Readers {
+		f := dst[fReaders+i*readerFields : fReaders+(i+1)*readerFields]
+		if i < len(out) {
+			r := out[len(out)-1-i]
+			f[0], f[1], f[2] = uint64(r.pc)+1, uint64(r.tid), r.seq
+		} else {
+			f[0], f[1], f[2] = 0, 0, 0
+		}
+	}
+}
+
+// readersOf appends a granule's readers to rs.
+func (h *HW) readersOf(rs []reader, g []uint64) []reader {
+	for i := range h.spec.Readers {
+		f := g[fReaders+i*readerFields:]
+		if f[0] != 0 {
+			rs = append(rs, reader{pc: int32(f[0] - 1), tid: int32(f[1]), seq: f[2]})
+		}
+	}
+	return rs
+}
+
+// sortReaders sorts by stamp (insertion sort: at most 2×MaxReaders).
+func sortReaders(rs []reader) {
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].seq < rs[j-1].seq; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}
+
+// tracked reports whether the hardware checks and records an access.
+func (h *HW) tracked(a *cpu.Access) bool {
+	return !(a.Sync && h.spec.IgnoreSync) && a.Addr%isa.WordBytes == 0
+}
+
+// check computes the access's immediate remote predecessors from its
+// granule and checks them against its PSet.
+func (h *HW) check(a *cpu.Access) cpu.Verdict {
+	if !h.tracked(a) {
+		return cpu.Verdict{}
+	}
+	g := h.region.Granule(a.Meta, a.Addr)
+	h.cands = h.cands[:0]
+	if !a.Write || a.RMW {
+		h.readCands(g, a.Thread)
+	} else {
+		h.writeCands(g, a.Thread)
+	}
+	if len(h.cands) == 0 {
+		return cpu.Verdict{}
+	}
+	ps := h.spec.PSets.At(a.PC)
+	if !ps.Tested && h.spec.IgnoreUntested {
+		return cpu.Verdict{}
+	}
+	cost := h.spec.CheckBase + h.spec.CheckPerEntry*core.Cycle(len(ps.Preds))
+	h.st.stats[statChecks]++
+	h.st.stats[statCheckCycles] += uint64(cost)
+	violated := false
+	for _, c := range h.cands {
+		violated = violated || !ps.Has(c.pc)
+	}
+	if !violated {
+		return cpu.Verdict{Delay: cost}
+	}
+	stall := h.spec.Mode == Stall && !a.TimedOut
+	for _, c := range h.cands {
+		if !ps.Has(c.pc) {
+			h.violation(a, c, stall)
+		}
+	}
+	if stall {
+		h.st.stats[statStalls]++
+		return cpu.StallOnLine(a, h.spec.StallTimeout)
+	}
+	if a.TimedOut {
+		h.st.stats[statTimeouts]++
+	}
+	return cpu.Verdict{Delay: cost}
+}
+
+// violation logs one violating pair of a check: stalled says the access
+// stalls (it will be checked again) rather than proceeding with it.
+func (h *HW) violation(a *cpu.Access, c cand, stalled bool) {
+	if !stalled {
+		h.st.stats[statViolations]++
+	}
+	if h.events.Watching(core.KindPSetViolation) {
+		h.ev = core.Event{Kind: core.KindPSetViolation, Cycle: a.Cycle, Core: int32(a.Core), Thread: a.Thread, PC: a.PC, Addr: a.Addr}
+		h.ev.Words = [4]uint64{uint64(c.pc), uint64(c.tid), c.dep, b2u(stalled)}
+		h.events.Emit(&h.ev)
+	}
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// readCands sets the candidate of a read by tid: the last writer, when
+// remote and neither it nor tid read the granule since the write.
+func (h *HW) readCands(g []uint64, tid int32) {
+	if g[fWPC] == 0 || int32(g[fWTid]) == tid {
+		return
+	}
+	w := int32(g[fWTid])
+	for i := range h.spec.Readers {
+		f := g[fReaders+i*readerFields:]
+		if f[0] != 0 && (int32(f[1]) == w || int32(f[1]) == tid) {
+			return
+		}
+	}
+	h.cands = append(h.cands, cand{pc: int32(g[fWPC] - 1), tid: w, dep: 0})
+}
+
+// writeCands sets the candidates of a write by tid: the readers after
+// tid's own last read, or, with no readers, the last writer when remote.
+func (h *HW) writeCands(g []uint64, tid int32) {
+	n, from := 0, 0
+	for i := range h.spec.Readers {
+		f := g[fReaders+i*readerFields:]
+		if f[0] == 0 {
+			break
+		}
+		n++
+		if int32(f[1]) == tid {
+			from = i + 1
+		}
+	}
+	if n > 0 {
+		for i := from; i < n; i++ {
+			f := g[fReaders+i*readerFields:]
+			h.cands = append(h.cands, cand{pc: int32(f[0] - 1), tid: int32(f[1]), dep: 1})
+		}
+		return
+	}
+	if g[fWPC] != 0 && int32(g[fWTid]) != tid {
+		h.cands = append(h.cands, cand{pc: int32(g[fWPC] - 1), tid: int32(g[fWTid]), dep: 2})
+	}
+}
+
+// perform records the access in its granule: a read becomes its thread's
+// latest read; a write (an RMW that stored) becomes the last writer and
+// clears the readers.
+func (h *HW) perform(a *cpu.Access) {
+	if !h.tracked(a) {
+		return
+	}
+	g := h.region.Granule(a.Meta, a.Addr)
+	h.st.seq++
+	if !a.Write || a.RMW {
+		h.addReader(g, reader{pc: a.PC, tid: a.Thread, seq: h.st.seq})
+	}
+	if a.Stored {
+		g[fWPC], g[fWTid] = uint64(a.PC)+1, uint64(a.Thread)
+		clear(g[fReaders:])
+	}
+}
+
+// addReader makes r its thread's latest read, dropping the oldest reader
+// when the slots are full.
+func (h *HW) addReader(g []uint64, r reader) {
+	k := h.spec.Readers
+	n := 0
+	for n < k && g[fReaders+n*readerFields] != 0 {
+		n++
+	}
+	// Remove r.tid's earlier read, if any.
+	for i := 0; i < n; i++ {
+		f := g[fReaders+i*readerFields:]
+		if int32(f[1]) == r.tid {
+			copy(g[fReaders+i*readerFields:fReaders+n*readerFields], g[fReaders+(i+1)*readerFields:fReaders+n*readerFields])
+			n--
+			clear(g[fReaders+n*readerFields : fReaders+(n+1)*readerFields])
+			break
+		}
+	}
+	if n == k {
+		copy(g[fReaders:fReaders+(k-1)*readerFields], g[fReaders+readerFields:fReaders+k*readerFields])
+		n = k - 1
+	}
+	f := g[fReaders+n*readerFields:]
+	f[0], f[1], f[2] = uint64(r.pc)+1, uint64(r.tid), r.seq
+}
+
+// Save copies the hardware's state for a checkpoint (cpu.Stateful); the
+// metadata itself is in the caches, which the machine checkpoints.
+func (h *HW) Save(buf any) any {
+	s, _ := buf.(*state)
+	if s == nil {
+		s = &state{}
+	}
+	*s = h.st
+	return s
+}
+
+// Load restores the hardware's state from a checkpoint (cpu.Stateful).
+func (h *HW) Load(buf any) { h.st = *buf.(*state) }

@@ -1,0 +1,147 @@
+package pset_test
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"weft/configs"
+	"weft/core"
+	"weft/detectors/pset"
+	"weft/isa"
+	"weft/sim"
+	"weft/workloads"
+)
+
+// hwLog collects the hardware's violations: (predecessor, instruction)
+// pairs the run proceeded with, and the stalls.
+type hwLog struct {
+	pairs  map[[2]int32]bool
+	raw    map[[2]int32]bool // the pairs some RAW check reported
+	stalls int
+}
+
+func (l *hwLog) Observe(e *core.Event) {
+	if e.Kind != core.KindPSetViolation {
+		return
+	}
+	if e.Words[3] != 0 {
+		l.stalls++
+		return
+	}
+	p := [2]int32{int32(e.Words[0]), e.PC}
+	l.pairs[p] = true
+	if e.Words[2] == 0 {
+		l.raw[p] = true
+	}
+}
+
+// train learns PSets in software from the passing runs of seeds 1..n.
+func train(t *testing.T, cfg configs.Config, prog *isa.Program, n int) isa.PSets {
+	t.Helper()
+	tr := pset.NewTrainer(prog, pset.Options{})
+	for s := uint64(1); s <= uint64(n); s++ {
+		rec := tr.NewRun()
+		r, err := sim.Run(cfg, prog, s, sim.WithDetector(rec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Outcome == "pass" {
+			tr.Add(rec)
+		}
+	}
+	return tr.PSets()
+}
+
+// train0 learns a kernel's PSets from the passing runs of seeds 1..n on
+// its default machine.
+func train0(t *testing.T, name string, n int) isa.PSets {
+	t.Helper()
+	prog, err := workloads.Program(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return train(t, kernelConfig(prog), prog, n)
+}
+
+// pairList lists a pair set in order, for messages.
+func pairList(m map[[2]int32]bool) [][2]int32 {
+	return slices.SortedFunc(maps.Keys(m), func(a, b [2]int32) int {
+		if a[0] != b[0] {
+			return int(a[0] - b[0])
+		}
+		return int(a[1] - b[1])
+	})
+}
+
+// kernelConfig is the default machine fitted to prog.
+func kernelConfig(prog *isa.Program) configs.Config {
+	cfg, _ := sim.FitCores(configs.Default(), prog)
+	return cfg
+}
+
+// With word granularity, metadata kept on eviction and more reader slots
+// than threads, the hardware checker reports every pair the software
+// monitor reports, run for run, on every PSet Table 1 kernel, and the same
+// pairs in nearly every run. The one difference is the package's: a read
+// that hits a Shared copy updates only that copy, so another sharer that
+// later reads the word does not know the writer read it since its write
+// (condition (c)) and counts a RAW predecessor the monitor does not. Runs
+// that crash are left out: the monitor counts the faulting access, which
+// the hardware never performs.
+func TestHardwareAgreesWithMonitor(t *testing.T) {
+	compared, withViolations, differ := 0, 0, 0
+	for n := 1; n <= 17; n++ {
+		name := workloads.RowKernels()[fmt.Sprintf("pset:%d", n)][0]
+		prog, err := workloads.Program(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := kernelConfig(prog)
+		ps := train(t, cfg, prog, 15)
+		hw := cfg
+		hw.PSet.Enabled = true
+		hw.PSet.Recovery.Mode = "log_only"
+		hw.PSet.MetadataOnEvict = "ideal"
+		hw.PSet.MaxReadersTracked = 16
+		hw.PSet.CheckBaseCycles, hw.PSet.CheckPerEntryCycles = 0, 0
+		for s := uint64(16); s <= 40; s++ {
+			log := &hwLog{pairs: map[[2]int32]bool{}, raw: map[[2]int32]bool{}}
+			mon := pset.NewMonitor(prog, ps, pset.Options{})
+			r, err := sim.Run(hw, prog, s, sim.WithPSets(ps), sim.WithObserver(core.MaskOf(core.KindPSetViolation), log), sim.WithDetector(mon))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Outcome == "crash" {
+				continue
+			}
+			compared++
+			sw := map[[2]int32]bool{}
+			for _, f := range mon.Findings() {
+				sw[[2]int32{f.PCs[0], f.PCs[1]}] = true
+			}
+			if len(sw) > 0 {
+				withViolations++
+			}
+			if maps.Equal(sw, log.pairs) {
+				continue
+			}
+			differ++
+			for p := range sw {
+				if !log.pairs[p] {
+					t.Errorf("%s seed %d (%s): the hardware missed %v; software %v, hardware %v", name, s, r.Outcome, p, pairList(sw), pairList(log.pairs))
+				}
+			}
+			for p := range log.pairs {
+				if !sw[p] && !log.raw[p] {
+					t.Errorf("%s seed %d (%s): the hardware's extra %v is not a RAW pair", name, s, r.Outcome, p)
+				}
+			}
+		}
+	}
+	if compared < 300 || withViolations < 20 || differ*20 > compared {
+		t.Errorf("compared %d runs, %d with violations, %d differ; want many of both and at most 5%% differing", compared, withViolations, differ)
+	}
+	t.Logf("compared %d runs, %d with violations, %d with an extra hardware RAW pair", compared, withViolations, differ)
+}

@@ -311,6 +311,7 @@ func (l *psetLearner) Add(run int, pass bool, _ []core.Finding, d Detector) {
 		l.t.Add(r)
 		return
 	}
+	r.Trim()
 	l.failed = append(l.failed, psetRun{run, r})
 }
 

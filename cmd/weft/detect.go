@@ -11,6 +11,7 @@ import (
 	"weft/core"
 	"weft/cpu"
 	"weft/detectors"
+	"weft/detectors/bugaboo"
 	"weft/isa"
 	"weft/sim"
 )
@@ -236,6 +237,11 @@ func detectTrace(path string, infos []detectors.Info) (sim.Result, error) {
 				d.Name, path, strings.Join(kindNames(missing), ","))
 		}
 		dets[i] = d.New(prog)
+		// BB-HW's contexts are spelled in the trace's config's encoding
+		// (traces before CTDrain carried it have zeros there).
+		if hw, ok := detectors.Unwrap(dets[i]).(*bugaboo.HW); ok {
+			hw.SetEncoding(bugaboo.Encoding{Size: cfg.Bugaboo.Context.Size, DistinctEmpty: cfg.Bugaboo.Context.DistinctEmpty})
+		}
 		stream.Attach(dets[i].Kinds(), dets[i])
 	}
 	r := sim.Result{Workload: h.ProgramName, Seed: h.Seed, Outcome: "unknown", OutcomePC: core.NoPC, OutcomeThread: -1,

@@ -120,6 +120,7 @@ type state struct {
 	trapEnd []core.Cycle   // per table: the end of its current drain
 	open    []bool         // per table: a drain whose TrapEnd is not yet emitted
 	dropped []uint64       // per table: drops during the current drain
+	drainer []int          // per table: the core charged for the current drain (-1: none)
 	saved   []core.Context // per thread: its context when it left its core (SaveOnSwitch)
 	stats   [numStats]uint64
 }
@@ -185,6 +186,7 @@ func (h *HW) Attach(p *cpu.Port) error {
 	h.st.trapEnd = make([]core.Cycle, tables)
 	h.st.open = make([]bool, tables)
 	h.st.dropped = make([]uint64, tables)
+	h.st.drainer = make([]int, tables)
 	h.list = make([]uint64, 0, 64)
 	if err := p.Stats(statNames[:], func(dst []uint64) { copy(dst, h.st.stats[:]) }); err != nil {
 		return err
@@ -314,8 +316,13 @@ func (h *HW) fill(tx *coherence.Txn, meta []uint64, scratch *uint64) {
 		}
 		return
 	}
-	if *scratch&(ackFlag|dedupFlag) == ackFlag {
+	switch {
+	case *scratch&(ackFlag|dedupFlag) == ackFlag:
 		h.insert(now, tx, WAW, NullPC, 0, ctx)
+	case tx.Kind == coherence.TxnBusRdX && len(tx.Responders) == 0 && meta[fieldPC] != 0:
+		// A record memory kept (memory_fill = memory or ideal): the write
+		// overwrites its writer's value, as an ack would have said.
+		h.insert(now, tx, WAW, meta[fieldPC]-1, h.recordCtx(meta), ctx)
 	}
 	h.setRecord(meta, tx.PC, ctx)
 	h.shift(now, tx.Core, tx.Thread, tx.PC, core.LcWr)
@@ -370,7 +377,12 @@ func (h *HW) insert(now core.Cycle, tx *coherence.Txn, kind int, src uint64, src
 			return
 		}
 		h.st.stats[statWaits]++
-		h.port.Charge(tx.Core, h.st.trapEnd[t]-now)
+		// A core waiting for a drain it runs itself was charged it already.
+		if h.st.drainer[t] != tx.Core {
+			h.port.Charge(tx.Core, h.st.trapEnd[t]-now)
+		}
+		now = h.st.trapEnd[t] // the edge enters when the drain ends
+		h.closeTrap(t, now)
 	}
 	e := entry{srcPC: src, srcCtx: srcCtx, dstPC: uint64(tx.PC) & h.pcMask, dstCtx: dstCtx}
 	h.st.ct[t] = append(h.st.ct[t], e)
@@ -409,8 +421,10 @@ func (h *HW) trap(now core.Cycle, c int, thread int32, t int) {
 	h.st.trapEnd[t] = start + cost
 	h.st.open[t] = true
 	h.st.dropped[t] = 0
+	h.st.drainer[t] = -1
 	if !h.spec.SpareCore {
 		h.port.Charge(c, cost)
+		h.st.drainer[t] = c
 	}
 }
 
@@ -484,6 +498,7 @@ func (h *HW) Save(buf any) any {
 	s.trapEnd = append(s.trapEnd[:0], h.st.trapEnd...)
 	s.open = append(s.open[:0], h.st.open...)
 	s.dropped = append(s.dropped[:0], h.st.dropped...)
+	s.drainer = append(s.drainer[:0], h.st.drainer...)
 	s.saved = append(s.saved[:0], h.st.saved...)
 	s.stats = h.st.stats
 	return s
@@ -499,6 +514,7 @@ func (h *HW) Load(buf any) {
 	h.st.trapEnd = append(h.st.trapEnd[:0], s.trapEnd...)
 	h.st.open = append(h.st.open[:0], s.open...)
 	h.st.dropped = append(h.st.dropped[:0], s.dropped...)
+	h.st.drainer = append(h.st.drainer[:0], s.drainer...)
 	h.st.saved = append(h.st.saved[:0], s.saved...)
 	h.st.stats = s.stats
 }

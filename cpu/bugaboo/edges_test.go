@@ -222,3 +222,142 @@ wl:    ld r2, a[r1]
 		t.Errorf("no BB-HW counters (offset %d)", g)
 	}
 }
+
+// A write that invalidates two sharers inserts two WAW edges in the same
+// transaction. With a per-core table of 1 entry and wait_during_trap, the
+// first edge traps (the writer runs the handler: charged C), the second
+// waits for that very drain and then traps again: the writer loses 2C
+// (two drains back to back on it), not 3C (the wait for its own drain is
+// that drain).
+func TestOwnDrainChargedOnce(t *testing.T) {
+	p := assemble(t, `
+.data
+x: .word 0
+.text
+main:  spawn r5, t1, r0
+       spawn r6, t2, r0
+       work 5000
+       join r5
+       join r6
+       li r1, 1
+ws:    st r1, x
+       exit
+t1:    ld r2, x
+       exit
+t2:    work 200
+       ld r2, x
+       exit
+`)
+	const C = 100000
+	c := bbConfig()
+	c.Bugaboo.CT.Entries = 1
+	c.Bugaboo.CT.TrapCycles = C
+	c.Bugaboo.CT.DrainCyclesPerEntry = 0
+	c.Bugaboo.CT.InvalAckEntries = "per_sharer"
+	rd, drop := run(t, c, p, 1)
+	c.Bugaboo.CT.DropDuringTrap = false
+	rw, wait := run(t, c, p, 1)
+
+	if len(rw.traps) != len(rd.traps)+1 || rd.drops != 1 {
+		t.Fatalf("setup: want exactly one more trap when waiting (drops %d, traps %d vs %d)", rd.drops, len(rd.traps), len(rw.traps))
+	}
+	if got := wait.Cycles - drop.Cycles; got != C {
+		t.Errorf("waiting made the run %d cycles longer; one more drain on the writer costs %d (the writer was charged its own drain twice)", got, C)
+	}
+}
+
+// memory_fill = ideal ("never loses a record", as if memory held the
+// current one): thread t1's store wb is evicted, then main's store wc
+// misses to memory. Reads in this situation get a RAW edge from the
+// restored record (TestMemoryFillRestoresWriter); the write gets the WAW
+// edge wb -> wc the ack would have inserted with the line still cached.
+func TestMemoryFillWriteMissWAW(t *testing.T) {
+	p := assemble(t, `
+.data
+x: .word 0
+   .align 64
+z: .space 64
+.text
+main:  spawn r2, t1, r0
+       join r2
+       li r1, 5
+wc:    st r1, x
+       exit
+t1:    li r1, 7
+wb:    st r1, x
+       ld r2, z
+       exit
+`)
+	for _, small := range []bool{false, true} {
+		c := bbConfig()
+		if small {
+			c.Cache.L1.SizeBytes = 64
+			c.Cache.L1.Assoc = 1
+		}
+		c.Bugaboo.Metadata.MemoryFill = "ideal"
+		r, _ := run(t, c, p, 1)
+		found := false
+		for _, s := range r.inserts {
+			if len(s) > 3 && s[:3] == "WAW" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("evicted=%v: no WAW edge wb(%d) -> wc(%d); inserts %v", small, pc(t, p, "wb"), pc(t, p, "wc"), r.inserts)
+		}
+	}
+}
+
+// With wait_during_trap, an insert into a draining table enters it when
+// the drain ends: its CTInsert follows the drain's TrapEnd and carries the
+// drain's end, never a cycle inside the drain.
+func TestWaitingInsertAfterDrain(t *testing.T) {
+	p := assemble(t, `
+.data
+a: .space 8192
+.text
+main:  spawn r5, w, r0
+       spawn r6, w, r0
+       spawn r7, w, r0
+       li r1, 0
+loop:  ld r2, a[r1]
+       add r1, r1, 64
+       blt r1, 2048, loop
+       join r5
+       join r6
+       join r7
+       exit
+w:     li r1, 2048
+wl:    ld r2, a[r1]
+       add r1, r1, 64
+       blt r1, 8192, wl
+       exit
+`)
+	c := bbConfig()
+	c.Bugaboo.CT.Organization = "central"
+	c.Bugaboo.CT.Entries = 4
+	c.Bugaboo.CT.TrapCycles = 400
+	c.Bugaboo.CT.DrainCyclesPerEntry = 0
+	c.Bugaboo.CT.DropDuringTrap = false
+	open := false
+	var end core.Cycle
+	bad := 0
+	obs := core.ObserverFunc(func(e *core.Event) {
+		switch e.Kind {
+		case core.KindCTTrapBegin:
+			open, end = true, e.Cycle+core.Cycle(e.Words[1])
+		case core.KindCTTrapEnd:
+			open = false
+		case core.KindCTInsert:
+			if open && e.Cycle < end {
+				bad++
+			}
+		}
+	})
+	if _, err := sim.Run(c, p, 1, sim.WithObserver(core.AllKinds, obs)); err != nil {
+		t.Fatal(err)
+	}
+	if bad > 0 {
+		t.Errorf("%d CTInserts inside an open drain, stamped before its end", bad)
+	}
+}

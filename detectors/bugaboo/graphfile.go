@@ -78,6 +78,9 @@ func ReadGraph(name string, r io.Reader) (GraphHeader, *Graph, error) {
 		line++
 		text := strings.TrimSpace(sc.Text())
 		if line == 1 {
+			if text == "# weft bugaboo graph v1" {
+				return h, nil, bad("a graph file of an older weft (v1; this one reads v2): write it again with weft run --graphs")
+			}
 			if text != graphMagic {
 				return h, nil, bad("not a weft graph file (want %q as its first line)", graphMagic)
 			}

@@ -32,6 +32,7 @@ func TestGraphFileErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{"", "g.graph: empty file"},
 		{"hello\n", `g.graph:1: not a weft graph file`},
+		{"# weft bugaboo graph v1\nprogram p abc\n", "g.graph:1: a graph file of an older weft (v1; this one reads v2)"},
 		{head + "edge 1 2 3\n", "g.graph:7: edge takes 5 fields, got 3"},
 		{head + "edge x 0 3 0 1\n", `g.graph:7: edge: source pc "x" is not a non-negative number`},
 		{head + "edge 1 0 3 0 0\n", `g.graph:7: edge: count "0" is not a positive number`},

@@ -27,6 +27,7 @@ type HW struct {
 
 	prog      *isa.Program
 	enc       Encoding
+	encSet    bool
 	graph     *Graph
 	drains    uint64
 	malformed uint64
@@ -37,10 +38,14 @@ func NewHW(prog *isa.Program) *HW {
 	return &HW{enc: DefaultEncoding, prog: prog, graph: NewGraph()}
 }
 
-// Encoding returns the hardware's context encoding: what the first
-// CTDrain event named (its Words[2] size and Words[3] distinct EMPTY),
-// DefaultEncoding before one.
+// Encoding returns the hardware's context encoding: the one SetEncoding
+// gave, else what the first CTDrain event named (its Words[2] size and
+// Words[3] distinct EMPTY), DefaultEncoding before one.
 func (h *HW) Encoding() Encoding { return h.enc }
+
+// SetEncoding fixes the context encoding, whatever the CTDrain events
+// name (a trace recorded before they named it has zeros there).
+func (h *HW) SetEncoding(enc Encoding) { h.enc, h.encSet = enc, true }
 
 // Name returns "bbhw".
 func (h *HW) Name() string { return "bbhw" }
@@ -55,7 +60,8 @@ func (h *HW) Graph() *Graph { return h.graph }
 func (h *HW) Drains() uint64 { return h.drains }
 
 // Malformed returns the number of CTDrain events whose Value did not match
-// their List, or whose encoding words were invalid.
+// their List, whose encoding words were invalid, or that listed a context
+// wider than the encoding.
 func (h *HW) Malformed() uint64 { return h.malformed }
 
 // Observe adds a drain's edges to the graph.
@@ -63,7 +69,7 @@ func (h *HW) Observe(e *core.Event) {
 	if e.Kind != core.KindCTDrain {
 		return
 	}
-	if h.drains == 0 {
+	if h.drains == 0 && !h.encSet {
 		enc := Encoding{Size: int(min(e.Words[2], 64)), DistinctEmpty: e.Words[3] != 0}
 		if enc.Valid() == nil {
 			h.enc = enc
@@ -71,6 +77,7 @@ func (h *HW) Observe(e *core.Event) {
 			h.malformed++
 		}
 	}
+	mask := uint64(h.enc.Mask())
 	h.drains++
 	n := len(e.List) / 4
 	if e.Value < 0 || int64(n) != e.Value || len(e.List)%4 != 0 {
@@ -79,6 +86,12 @@ func (h *HW) Observe(e *core.Event) {
 			n = int(e.Value)
 		}
 	}
+	bad := false
+	defer func() {
+		if bad {
+			h.malformed++
+		}
+	}()
 	for i := 0; i < n; i++ {
 		w := e.List[4*i : 4*i+4]
 		src := Node{PC: int32(w[0]), Ctx: uint32(w[1])}
@@ -88,6 +101,9 @@ func (h *HW) Observe(e *core.Event) {
 		dst := Node{PC: int32(w[2]), Ctx: uint32(w[3])}
 		if dst.PC < 0 {
 			continue
+		}
+		if w[3] > mask || (!src.IsNull() && w[1] > mask) {
+			bad = true
 		}
 		h.graph.AddEdge(src, dst)
 	}

@@ -70,6 +70,22 @@ func TestHW(t *testing.T) {
 	if hw3.Encoding() != (bugaboo.Encoding{Size: 3, DistinctEmpty: true}) || hw3.Malformed() != 0 {
 		t.Errorf("encoding %+v, malformed %d", hw3.Encoding(), hw3.Malformed())
 	}
+	// A drain listing a context wider than its encoding is malformed; an
+	// encoding set from outside (weft detect: the trace's config) wins
+	// over the drains' words (zeros in traces that predate them).
+	wide := bugaboo.NewHW(p)
+	e0 := drain(1, [4]int64{int64(a1), 0x2A5, int64(b1), 0x3FF})
+	e0.Words[2] = 0
+	wide.Observe(e0)
+	if wide.Malformed() != 1 {
+		t.Errorf("10-bit contexts in a 0-event encoding: malformed %d", wide.Malformed())
+	}
+	set := bugaboo.NewHW(p)
+	set.SetEncoding(bugaboo.DefaultEncoding)
+	set.Observe(e0)
+	if set.Encoding() != bugaboo.DefaultEncoding || set.Malformed() != 0 {
+		t.Errorf("SetEncoding: %+v, malformed %d", set.Encoding(), set.Malformed())
+	}
 	bad := bugaboo.NewHW(p)
 	e3.Words[2] = 99
 	bad.Observe(e3)

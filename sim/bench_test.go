@@ -9,6 +9,8 @@ import (
 
 	"weft/configs"
 	"weft/detectors"
+	psetsw "weft/detectors/pset"
+	"weft/isa"
 	"weft/sim"
 	"weft/workloads"
 )
@@ -143,7 +145,7 @@ func TestAllocsIndependentOfLength(t *testing.T) {
 // detector attached, or BB-HW on (bbhw; bare: none); the ratio of bare's
 // MIPS to another's is that mechanism's host cost.
 func BenchmarkDetectors(b *testing.B) {
-	for _, name := range append([]string{"bare"}, "hb", "lockset", "avio", "bbhw", "bbsw") {
+	for _, name := range append([]string{"bare"}, "hb", "lockset", "avio", "bbhw", "bbsw", "pset", "bbhw+pset") {
 		b.Run(name, func(b *testing.B) {
 			p, err := workloads.BenchMixed(8, benchInstrs).Program()
 			if err != nil {
@@ -152,17 +154,25 @@ func BenchmarkDetectors(b *testing.B) {
 			cfg := configs.Default()
 			cfg.Machine.Cores = 8
 			var info detectors.Info
-			if name == "bbhw" {
+			var psets isa.PSets
+			if name == "bbhw" || name == "bbhw+pset" {
 				// BB-HW is hardware, not a detector: the paper's machine
 				// extension on, S=5, the default 16k-entry tables.
 				cfg.Bugaboo.Enabled = true
-			} else if name != "bare" {
+			}
+			if name == "pset" || name == "bbhw+pset" {
+				// PSet's hardware with PSets learned from seeds 1..5 of
+				// the same machine, logging what it finds.
+				cfg.PSet.Enabled = true
+				cfg.PSet.Recovery.Mode = "log_only"
+				psets = benchPSets(b, cfg, p)
+			} else if name != "bare" && name != "bbhw" {
 				if info, err = detectors.Lookup(name); err != nil {
 					b.Fatal(err)
 				}
 			}
 			run := func() sim.Result {
-				var opts []sim.Option
+				opts := []sim.Option{sim.WithPSets(psets)}
 				if info.New != nil {
 					opts = append(opts, sim.WithDetector(info.New(p)))
 				}
@@ -184,4 +194,22 @@ func BenchmarkDetectors(b *testing.B) {
 			b.ReportMetric(float64(instrs)/b.Elapsed().Seconds()/1e6, "MIPS")
 		})
 	}
+}
+
+// benchPSets learns p's PSets from the passing runs of seeds 1..5 on cfg
+// (its PSet hardware logging against empty PSets meanwhile).
+func benchPSets(b *testing.B, cfg configs.Config, p *isa.Program) isa.PSets {
+	b.Helper()
+	tr := psetsw.NewTrainer(p, psetsw.Options{})
+	for s := uint64(1); s <= 5; s++ {
+		rec := tr.NewRun()
+		r, err := sim.Run(cfg, p, s, sim.WithPSets(isa.PSets{}), sim.WithDetector(rec))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Outcome == "pass" {
+			tr.Add(rec)
+		}
+	}
+	return tr.PSets()
 }

@@ -1,9 +1,11 @@
 package pset_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"weft/configs"
@@ -144,4 +146,38 @@ func TestHardwareAgreesWithMonitor(t *testing.T) {
 		t.Errorf("compared %d runs, %d with violations, %d differ; want many of both and at most 5%% differing", compared, withViolations, differ)
 	}
 	t.Logf("compared %d runs, %d with violations, %d with an extra hardware RAW pair", compared, withViolations, differ)
+}
+
+// A run with the PSet hardware is a pure function of (config, program,
+// seed, PSets), and watching its violations changes nothing.
+func TestDeterministic(t *testing.T) {
+	prog, err := workloads.Program("mysql-binlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := kernelConfig(prog)
+	ps := train(t, cfg, prog, 20)
+	cfg.PSet.Enabled = true
+	for _, mode := range []string{"log_only", "stall"} {
+		cfg.PSet.Recovery.Mode = mode
+		var outs []string
+		for i := range 3 {
+			var opts []sim.Option
+			if i == 2 {
+				opts = append(opts, sim.WithObserver(core.MaskOf(core.KindPSetViolation), &hwLog{pairs: map[[2]int32]bool{}, raw: map[[2]int32]bool{}}))
+			}
+			r, err := sim.Run(cfg, prog, 7, append(opts, sim.WithPSets(ps), sim.WithStatGroups())...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(r)
+			outs = append(outs, string(b))
+		}
+		if outs[0] != outs[1] || outs[0] != outs[2] {
+			t.Errorf("%s: runs differ", mode)
+		}
+		if !strings.Contains(outs[0], `"ext.pset"`) {
+			t.Errorf("%s: no ext.pset group in %s", mode, outs[0][:200])
+		}
+	}
 }

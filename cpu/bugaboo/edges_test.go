@@ -6,14 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"weft/configs"
 	"weft/core"
+	"weft/isa"
 	"weft/sim"
 )
 
-// A central table with waiting inserts can fill again while it drains:
-// the next drain starts when the last ends, so every TrapBegin has its
-// TrapEnd and no two drains of a table overlap.
-func TestWaitingDrainsDoNotOverlap(t *testing.T) {
+// waitingTables is four threads missing on 128 lines each, into one
+// central table whose inserts wait for its drains.
+func waitingTables(t *testing.T) (*isa.Program, configs.Config) {
+	t.Helper()
 	p := assemble(t, `
 .data
 a: .space 8192
@@ -37,10 +39,18 @@ wl:    ld r2, a[r1]
 `)
 	c := bbConfig()
 	c.Bugaboo.CT.Organization = "central"
-	c.Bugaboo.CT.Entries = 2
 	c.Bugaboo.CT.TrapCycles = 400
 	c.Bugaboo.CT.DrainCyclesPerEntry = 0
 	c.Bugaboo.CT.DropDuringTrap = false
+	return p, c
+}
+
+// A central table with waiting inserts can fill again while it drains:
+// the next drain starts when the last ends, so every TrapBegin has its
+// TrapEnd and no two drains of a table overlap.
+func TestWaitingDrainsDoNotOverlap(t *testing.T) {
+	p, c := waitingTables(t)
+	c.Bugaboo.CT.Entries = 2
 	r, res := run(t, c, p, 1)
 	g, _ := res.Groups.Get("ext.bugaboo")
 	waits, _ := g.Stats.Get("ct_waits")
@@ -312,33 +322,8 @@ wb:    st r1, x
 // the drain ends: its CTInsert follows the drain's TrapEnd and carries the
 // drain's end, never a cycle inside the drain.
 func TestWaitingInsertAfterDrain(t *testing.T) {
-	p := assemble(t, `
-.data
-a: .space 8192
-.text
-main:  spawn r5, w, r0
-       spawn r6, w, r0
-       spawn r7, w, r0
-       li r1, 0
-loop:  ld r2, a[r1]
-       add r1, r1, 64
-       blt r1, 2048, loop
-       join r5
-       join r6
-       join r7
-       exit
-w:     li r1, 2048
-wl:    ld r2, a[r1]
-       add r1, r1, 64
-       blt r1, 8192, wl
-       exit
-`)
-	c := bbConfig()
-	c.Bugaboo.CT.Organization = "central"
+	p, c := waitingTables(t)
 	c.Bugaboo.CT.Entries = 4
-	c.Bugaboo.CT.TrapCycles = 400
-	c.Bugaboo.CT.DrainCyclesPerEntry = 0
-	c.Bugaboo.CT.DropDuringTrap = false
 	open := false
 	var end core.Cycle
 	bad := 0

@@ -90,7 +90,7 @@ func (r *Region) Granule(words []uint64, addr uint64) []uint64 {
 		return words
 	}
 	n := len(r.Fields)
-	g := int(addr>>3) % r.Granules
+	g := int(addr>>3) & (r.Granules - 1) // Granules is a power of two
 	return words[g*n : g*n+n : g*n+n]
 }
 

@@ -369,16 +369,21 @@ func (s *System) growMem(words int) {
 		words += s.wordsLine - r
 	}
 	st := &s.st
-	for len(st.mem) < words {
-		st.mem = append(st.mem, 0)
+	grow := func(xs []uint64, n int) []uint64 {
+		if len(xs) >= n {
+			return xs
+		}
+		return append(xs, make([]uint64, n-len(xs))...)
 	}
-	for len(st.memMeta) < words/s.wordsLine*s.spec.MetaWords {
-		st.memMeta = append(st.memMeta, 0)
+	if len(st.mem) < words {
+		st.mem = append(st.mem, make([]int64, words-len(st.mem))...)
 	}
-	for len(st.present) < words/s.wordsLine {
-		st.present = append(st.present, 0)
-		st.lostInval = append(st.lostInval, 0)
+	// Memory keeps records only when eviction does not lose them.
+	if s.spec.MetaEvict != MetaLost {
+		st.memMeta = grow(st.memMeta, words/s.wordsLine*s.spec.MetaWords)
 	}
+	st.present = grow(st.present, words/s.wordsLine)
+	st.lostInval = grow(st.lostInval, words/s.wordsLine)
 }
 
 // holders returns the set of cores other than c holding line.

@@ -543,6 +543,7 @@ func (c *Core) performed(frame int, a uint64, write bool) {
 		c.performHooks(frame, a, write)
 	}
 	c.st.NoStore = false
+	c.st.TimedOut = false // a timeout releases one access, not the instruction's later phases
 	if m.st.waiting != 0 {
 		m.notifyAccess(c, a, write)
 	}

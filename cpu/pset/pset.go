@@ -27,13 +27,18 @@
 // (tested): a read that hits a Shared copy updates only that copy, so
 // another sharer's later read of the word does not know that the writer
 // read it since its write (condition (c)) and may count a RAW predecessor
-// the monitor does not. Line granularity merges a line's words, and
-// evictions and full reader slots lose predecessors. Frees are not cache
-// accesses, and an access that faults is never checked.
+// the monitor does not. Line granularity merges a line's words. Evictions
+// and full reader slots lose readers, which both drops WAR predecessors
+// and can add RAW ones (condition (c) no longer knows the writer read the
+// word since). Even with "ideal" or "writeback" eviction a sharer that
+// evicts while others hold the line takes its own readers with it: memory
+// keeps only the last holder's record. Frees are not cache accesses, and
+// an access that faults is never checked.
 //
 // The snoop merge takes every holder's readers, S holders on a read miss
-// included, though MESI sends them nothing (ours: the digest's exact
-// reading needs the reader set).
+// included, though MESI sends them nothing and the bus charges no bytes
+// for them (ours: the digest's exact reading needs the reader set; the
+// metadata bytes counted are those of read replies and invalidation acks).
 package pset
 
 import (
@@ -94,6 +99,11 @@ const (
 	numStats
 )
 
+// statNames name the counters: checks (accesses with a remote immediate
+// predecessor, re-checks included), check_cycles (the cost charged to
+// proceeding checks), violations (violating pairs an access proceeded
+// with), stalls (stall verdicts, re-stalls after a wake included) and
+// stall_timeouts (accesses a timeout let through).
 var statNames = [numStats]string{"checks", "check_cycles", "violations", "stalls", "stall_timeouts"}
 
 // Field layout of a granule: the writer, then Readers × (pc, tid, stamp).
@@ -271,12 +281,12 @@ func (h *HW) check(a *cpu.Access) cpu.Verdict {
 	}
 	cost := h.spec.CheckBase + h.spec.CheckPerEntry*core.Cycle(len(ps.Preds))
 	h.st.stats[statChecks]++
-	h.st.stats[statCheckCycles] += uint64(cost)
 	violated := false
 	for _, c := range h.cands {
 		violated = violated || !ps.Has(c.pc)
 	}
 	if !violated {
+		h.st.stats[statCheckCycles] += uint64(cost)
 		return cpu.Verdict{Delay: cost}
 	}
 	stall := h.spec.Mode == Stall && !a.TimedOut
@@ -292,6 +302,7 @@ func (h *HW) check(a *cpu.Access) cpu.Verdict {
 	if a.TimedOut {
 		h.st.stats[statTimeouts]++
 	}
+	h.st.stats[statCheckCycles] += uint64(cost)
 	return cpu.Verdict{Delay: cost}
 }
 

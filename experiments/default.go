@@ -116,7 +116,7 @@ func runDefault(env Env) (*Report, error) {
 					opts = withBBSW(prog, opts, &bbsw[i][s])
 				}
 			default:
-				opts = detectorOptions(prog, "avio")
+				opts = detectorOptions(prog, trainDetectors...)
 			}
 			jobs = append(jobs, job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: opts})
 		}
@@ -247,12 +247,12 @@ func runDefault(env Env) (*Report, error) {
 		Intro: fmt.Sprintf(`Every workload in the registry — the bug kernels of the five papers, the
 correct kernels and the synthetic profiles — over seeds %d..%d on the default
 machine (each kernel's .cores raises machine.cores where it needs more),
-with the hb, lockset and AVIO detectors (and BB-SW on the bug kernels)
+with the hb, lockset, AVIO and PSet (software monitor) detectors (and BB-SW on the bug kernels)
 attached, and the detector × bug matrix they give. Later issues add the other papers' detectors and the
 hardware overheads here.`, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1),
 		Sections: []Section{sec, matrix, overhead},
 		Configs:  []NamedConfig{{Name: "default", Config: base}},
-		Seeds: fmt.Sprintf("%d..%d for every workload (detectors attached); %d..%d train AVIO", base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1,
+		Seeds: fmt.Sprintf("%d..%d for every workload (detectors attached); %d..%d train AVIO and PSet", base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1,
 			base.Sim.Seed+uint64(seeds), base.Sim.Seed+uint64(2*seeds)-1),
 		Command:      "weft   # or: weft reproduce default",
 		Summary:      text.String(),

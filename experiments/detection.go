@@ -7,6 +7,7 @@ import (
 	"weft/detectors"
 	"weft/detectors/avio"
 	"weft/detectors/bugaboo"
+	"weft/detectors/pset"
 	"weft/isa"
 	"weft/results"
 	"weft/sim"
@@ -14,8 +15,24 @@ import (
 )
 
 // matrixDetectors are the detectors of the default experiment's detector ×
-// bug matrix, in column order. avio is trained on separate seeds.
-var matrixDetectors = []string{"hb", "lockset", "avio"}
+// bug matrix, in column order. avio and pset are trained on separate
+// seeds (trainDetectors).
+var matrixDetectors = []string{"hb", "lockset", "avio", "pset"}
+
+// trainDetectors are attached to the training seeds' runs.
+var trainDetectors = []string{"avio", "pset"}
+
+// recorderOf returns the PSet recorder attached to a run (nil: none).
+func recorderOf(r sim.Result) *pset.Recorder {
+	for _, d := range r.Detectors {
+		if dd, ok := d.(detectors.Detector); ok {
+			if rec, ok := detectors.Unwrap(dd).(*pset.Recorder); ok {
+				return rec
+			}
+		}
+	}
+	return nil
+}
 
 // detectorOptions attaches fresh instances of the named detectors to a run
 // of prog.
@@ -53,18 +70,29 @@ type detection struct {
 func detect(prog *isa.Program, runs, train []sim.Result) []detection {
 	bugs := prog.BugPCs()
 	l := avio.NewLearner()
+	tr := pset.NewTrainer(prog, pset.Options{})
 	for _, r := range train {
 		if r.Outcome == "pass" {
 			l.Train(detectors.Of("avio", r.Findings))
+			if rec := recorderOf(r); rec != nil {
+				tr.Add(rec)
+			}
 		}
 	}
+	ps := tr.PSets()
 	out := make([]detection, len(matrixDetectors))
 	for k, name := range matrixDetectors {
 		var m detectors.Merger
 		for i, r := range runs {
 			fs := detectors.Of(name, r.Findings)
-			if name == "avio" {
+			switch name {
+			case "avio":
 				fs = l.Violations(fs)
+			case "pset":
+				fs = nil
+				if rec := recorderOf(r); rec != nil {
+					fs = rec.Violations(ps)
+				}
 			}
 			m.Add(i, r.Seed, fs)
 			if len(fs) > 0 {
@@ -96,7 +124,7 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 	cols = append(cols, "bbsw labeled", "bbsw inspections", "bbhw labeled", "bbhw inspections")
 	bugT := results.NewTable("detection", fmt.Sprintf("Detector × bug matrix: runs (of %d) in which a detector reported a finding that involves an @bug instruction", seeds), cols...)
 	fpT := results.NewTable("false_positives", fmt.Sprintf("Findings on correct kernels: runs (of %d) with any finding, and distinct findings", seeds),
-		"kernel", "hb runs", "hb findings", "lockset runs", "lockset findings", "avio runs", "avio findings")
+		"kernel", "hb runs", "hb findings", "lockset runs", "lockset findings", "avio runs", "avio findings", "pset runs", "pset findings")
 	var bugRows, fpRows []string
 	var bugVals, fpVals [][]float64
 	found := make([]int, len(matrixDetectors))
@@ -161,17 +189,19 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 		return Section{}, "", err
 	}
 	var sum strings.Builder
-	fmt.Fprintf(&sum, "detectors (a finding that involves an @bug instruction counts; avio trained on other seeds' passing runs):\n")
+	fmt.Fprintf(&sum, "detectors (a finding that involves an @bug instruction counts; avio and pset trained on other seeds' passing runs):\n")
 	for k, name := range matrixDetectors {
 		fmt.Fprintf(&sum, "  %-8s found %2d of %d bug kernels; findings on %d of %d correct kernels\n", name, found[k], nBug, noisy[k], nOK)
 	}
 	sec := Section{
 		Heading: "Detector × bug matrix",
-		Text: fmt.Sprintf(`hb, lockset and AVIO are attached to every run. A bug kernel counts as
+		Text: fmt.Sprintf(`hb, lockset, AVIO and PSet's software monitor are attached to every run. A bug kernel counts as
 found by a detector in a run when one of the run's findings involves an
 instruction marked @bug; findings count in passing and failing runs alike.
 AVIO's per-run triples count only where they violate the invariants it
-learned from the passing runs of %d other seeds of the same workload. The
+learned from the passing runs of %d other seeds of the same workload, and
+PSet's software monitor (pset) reports the pairs outside the PSets learned
+from the same runs (weft reproduce pset trains on 100 seeds). The
 detectors see only events and the program; only this scoring reads @bug.
 The synthetic profiles run without detectors here (weft run -w PROFILE
 --detectors hb,lockset,avio checks one).
@@ -199,13 +229,13 @@ passing one. weft reproduce bugaboo runs the paper's full protocol.`, seeds, see
 	fmt.Fprintf(&sum, "  bbhw     found %2d of %d bug kernels with failing and passing runs (BB-HW on, its drained graphs; median %.0f inspections)\n",
 		hw.found, hw.labeled, results.Summarize(hw.insp).Median)
 	if total > 0 {
-		fmt.Fprintf(&sum, "  PSet Table 1's DRD and AVIO columns: %d of %d cells as the paper\n", agree, total)
+		fmt.Fprintf(&sum, "  PSet Table 1's DRD, AVIO and PSet columns: %d of %d cells as the paper\n", agree, total)
 	}
 	return sec, sum.String(), nil
 }
 
-// psetDetectorColumns sets hb and avio beside PSet Table 1's DRD and AVIO
-// columns (digest §4.2): a row is Yes when its kernel's bug was found in
+// psetDetectorColumns sets hb, avio and pset beside PSet Table 1's DRD,
+// AVIO and PSet columns (digest §4.2): a row is Yes when its kernel's bug was found in
 // at least one run. Rows whose kernel did not run are left out. It
 // returns the table and how many of the compared cells agree.
 func psetDetectorColumns(dets map[string][]detection) (*results.Table, int, int, error) {
@@ -213,8 +243,8 @@ func psetDetectorColumns(dets map[string][]detection) (*results.Table, int, int,
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	t := results.NewTable("pset_table1_detectors", "PSet Table 1, detector columns: the paper's DRD and AVIO beside weft's hb and avio",
-		"#", "Program", "kernel", "DRD (paper)", "hb (weft)", "AVIO (paper)", "avio (weft)")
+	t := results.NewTable("pset_table1_detectors", "PSet Table 1, detector columns: the paper's DRD, AVIO and PSet beside weft's hb, avio and pset",
+		"#", "Program", "kernel", "DRD (paper)", "hb (weft)", "AVIO (paper)", "avio (weft)", "PSet (paper)", "pset (weft)")
 	col := func(name string) int {
 		i, _ := paper.Column(name)
 		return i
@@ -237,15 +267,14 @@ func psetDetectorColumns(dets map[string][]detection) (*results.Table, int, int,
 		if !ok {
 			continue
 		}
-		drd, av := results.FormatCell(row[col("DRD")]), results.FormatCell(row[col("AVIO")])
-		hbYes, avYes := yes(d[0].hits > 0), yes(d[2].hits > 0)
-		t.AddRow(n, results.FormatCell(row[col("Program")]), ks[0], drd, hbYes, av, avYes)
-		total += 2
-		if drd == hbYes {
-			agree++
-		}
-		if av == avYes {
-			agree++
+		drd, av, pp := results.FormatCell(row[col("DRD")]), results.FormatCell(row[col("AVIO")]), results.FormatCell(row[col("PSet")])
+		hbYes, avYes, psYes := yes(d[0].hits > 0), yes(d[2].hits > 0), yes(d[3].hits > 0)
+		t.AddRow(n, results.FormatCell(row[col("Program")]), ks[0], drd, hbYes, av, avYes, pp, psYes)
+		for _, c := range [][2]string{{drd, hbYes}, {av, avYes}, {pp, psYes}} {
+			total++
+			if c[0] == c[1] {
+				agree++
+			}
 		}
 	}
 	t.Notes = []string{fmt.Sprintf("%d of %d cells agree with the paper. A kernel counts as found when a finding involving an @bug instruction appears in at least one run.", agree, total)}

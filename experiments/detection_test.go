@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -23,7 +24,7 @@ func runDetection(t *testing.T, names []string, n int) map[string][]detection {
 		for s := 0; s < 2*n; s++ {
 			opts := detectorOptions(prog, matrixDetectors...)
 			if s >= n {
-				opts = detectorOptions(prog, "avio")
+				opts = detectorOptions(prog, trainDetectors...)
 			}
 			jobs = append(jobs, job{Config: cfg, Program: prog, Seed: 1 + uint64(s), Options: opts})
 		}
@@ -40,9 +41,13 @@ func runDetection(t *testing.T, names []string, n int) map[string][]detection {
 }
 
 // The default experiment's PSet Table 1 detector columns: hb against the
-// paper's DRD and avio against its AVIO, on every row, as the paper has
+// paper's DRD and avio against its AVIO on every row, as the paper has
 // them (the kernels follow the digest's recipes, so this checks that the
-// detectors behave as the paper's did on bugs of the same shape).
+// detectors behave as the paper's did on bugs of the same shape), and
+// PSet's software monitor against its PSet column on every row but 17:
+// trained on the default experiment's 20 seeds, PSet has not yet learned a
+// pair that correct runs of #17 show rarely (weft reproduce pset, with 100
+// training seeds, matches the paper there too).
 func TestPSetDetectorColumns(t *testing.T) {
 	var names []string
 	for i := 1; i <= 17; i++ {
@@ -53,11 +58,15 @@ func TestPSetDetectorColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total != 34 || agree != total {
+	if total != 51 || agree != 50 {
 		for _, r := range tab.Rows {
 			t.Log(r...)
 		}
-		t.Errorf("%d of %d cells agree with PSet Table 1's DRD and AVIO columns, want all 34", agree, total)
+		t.Errorf("%d of %d cells agree with PSet Table 1's DRD, AVIO and PSet columns, want 50 of 51", agree, total)
+	}
+	last := tab.Rows[len(tab.Rows)-1]
+	if fmt.Sprint(last[0]) != "17" || fmt.Sprint(last[7]) != "No" || fmt.Sprint(last[8]) != "Yes" {
+		t.Errorf("row 17: %v; want the paper's No beside pset's Yes (under-trained)", last)
 	}
 }
 

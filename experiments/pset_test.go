@@ -88,6 +88,23 @@ func TestPSetReproduction(t *testing.T) {
 			t.Errorf("Table 2 row %s: stall avoids %s, want %s", n, got, want)
 		}
 	}
+	// The storage table comes from the hardware's own layout: word
+	// granularity with 4 readers is 8 × (48 + 4 × 80) bits.
+	st := tableNamed(t, r, "storage")
+	for _, row := range st.Rows {
+		if row[0] == "word" && results.FormatCell(row[1]) == "4" && results.FormatCell(row[2]) != "2944" {
+			t.Errorf("word, 4 readers: %v bits per line, want 2944", row[2])
+		}
+	}
+	checks, _ := tableNamed(t, r, "overhead").Floats("checks per 10k mem ops")
+	if len(checks) < 15 {
+		t.Errorf("overhead table has %d rows", len(checks))
+	}
+	for i, c := range checks {
+		if c <= 0 {
+			t.Errorf("overhead row %d: %v checks per 10k memory operations", i, c)
+		}
+	}
 	hist, _ := tableNamed(t, r, "figure9").Floats("instructions")
 	h := 0.0
 	for _, x := range hist {

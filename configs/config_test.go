@@ -62,6 +62,8 @@ var designTable = []struct{ key, value string }{
 	{"pset.check_per_entry_cycles", "1"},
 	{"pset.recovery.mode", "stall"},
 	{"pset.recovery.stall_timeout_cycles", "100000"},
+	{"pset.recovery.checkpoint_interval_instrs", "100000"},
+	{"pset.recovery.max_rollbacks_per_checkpoint", "3"},
 }
 
 func TestDefaultsMatchDesign(t *testing.T) {
@@ -348,7 +350,11 @@ func TestValidateErrors(t *testing.T) {
 		{`pset.untested_policy="allow"`, "pset.untested_policy", `must be one of "null", "ignore"`},
 		{"pset.check_base_cycles=1099511627776", "pset.check_base_cycles", "must be at most 1000000000"},
 		{"pset.check_per_entry_cycles=1099511627776", "pset.check_per_entry_cycles", "must be at most 1000000000"},
-		{`pset.recovery.mode="rollback"`, "pset.recovery.mode", `must be one of "log_only", "stall"`},
+		{`pset.recovery.mode="undo"`, "pset.recovery.mode", `must be one of "log_only", "stall", "rollback", "stall_then_rollback"`},
+		{"pset.recovery.checkpoint_interval_instrs=0", "pset.recovery.checkpoint_interval_instrs", "must be from 1 to 1000000000, got 0"},
+		{"pset.recovery.checkpoint_interval_instrs=1099511627776", "pset.recovery.checkpoint_interval_instrs", "must be from 1 to 1000000000"},
+		{"pset.recovery.max_rollbacks_per_checkpoint=-1", "pset.recovery.max_rollbacks_per_checkpoint", "must be from 0 to 1000, got -1"},
+		{"pset.recovery.max_rollbacks_per_checkpoint=1099511627776", "pset.recovery.max_rollbacks_per_checkpoint", "must be from 0 to 1000"},
 		{"pset.recovery.stall_timeout_cycles=1099511627776", "pset.recovery.stall_timeout_cycles", "must be at most 1000000000"},
 	}
 	for _, tt := range tests {

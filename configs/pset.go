@@ -36,22 +36,37 @@ type PSet struct {
 
 // PSetRecovery is the `[pset.recovery]` table.
 type PSetRecovery struct {
-	// Mode is "log_only" (the access proceeds, the violation is logged) or
+	// Mode is "log_only" (the access proceeds, the violation is logged),
 	// "stall" (the access waits until another thread accesses its line,
-	// then is checked again; a timeout releases it, logged).
+	// then is checked again; a timeout releases it, logged), "rollback"
+	// (the run returns to its last checkpoint and re-executes with a
+	// perturbed schedule) or "stall_then_rollback" (a stall that times out
+	// rolls back).
 	Mode string `toml:"mode"`
 	// StallTimeoutCycles bounds a stall (0: none; the paper gives no
 	// value).
 	StallTimeoutCycles uint64 `toml:"stall_timeout_cycles"`
+	// CheckpointIntervalInstrs is how many instructions apart the global
+	// checkpoints of the rollback modes are (an output also ends one: it
+	// cannot be undone).
+	CheckpointIntervalInstrs uint64 `toml:"checkpoint_interval_instrs"`
+	// MaxRollbacksPerCheckpoint bounds the rollbacks to one checkpoint;
+	// past it the violation is accepted, logged and added to the PSet, and
+	// a new checkpoint is taken there.
+	MaxRollbacksPerCheckpoint int `toml:"max_rollbacks_per_checkpoint"`
 }
 
 // MaxPSetReaders is the largest pset.max_readers_tracked.
 const MaxPSetReaders = 16
 
+// MaxPSetRollbacks is the largest pset.recovery.max_rollbacks_per_checkpoint.
+const MaxPSetRollbacks = 1000
+
 // defaultPSet is the paper's reading of every choice, off.
 func defaultPSet() PSet {
 	return PSet{Granularity: "word", MaxReadersTracked: 4, MetadataOnEvict: "lost", UntestedPolicy: "null", IncludeSyncOps: true,
-		CheckBaseCycles: 2, CheckPerEntryCycles: 1, Recovery: PSetRecovery{Mode: "stall", StallTimeoutCycles: 100_000}}
+		CheckBaseCycles: 2, CheckPerEntryCycles: 1, Recovery: PSetRecovery{Mode: "stall", StallTimeoutCycles: 100_000,
+			CheckpointIntervalInstrs: 100_000, MaxRollbacksPerCheckpoint: 3}}
 }
 
 // psetProblems checks the [pset] keys.
@@ -79,7 +94,13 @@ func (c *Config) psetProblems(bad func(key, format string, args ...any)) {
 			bad(k.key, "must be at most %d, got %d", MaxLatencyCycles, k.v)
 		}
 	}
-	oneOf("pset.recovery.mode", p.Recovery.Mode, "log_only", "stall")
+	oneOf("pset.recovery.mode", p.Recovery.Mode, "log_only", "stall", "rollback", "stall_then_rollback")
+	if p.Recovery.CheckpointIntervalInstrs < 1 || p.Recovery.CheckpointIntervalInstrs > MaxLatencyCycles {
+		bad("pset.recovery.checkpoint_interval_instrs", "must be from 1 to %d, got %d", MaxLatencyCycles, p.Recovery.CheckpointIntervalInstrs)
+	}
+	if p.Recovery.MaxRollbacksPerCheckpoint < 0 || p.Recovery.MaxRollbacksPerCheckpoint > MaxPSetRollbacks {
+		bad("pset.recovery.max_rollbacks_per_checkpoint", "must be from 0 to %d, got %d", MaxPSetRollbacks, p.Recovery.MaxRollbacksPerCheckpoint)
+	}
 	// One eviction policy serves every extension's metadata.
 	if p.Enabled && c.Bugaboo.Enabled {
 		same := map[string]string{"lost": "null", "writeback": "memory", "ideal": "ideal"}

@@ -208,7 +208,7 @@ var contracts = func() [NumKinds]Contract {
 	c = progEvent(KindPSetViolation, "cpu/pset (PSet hardware)", "a checked access's immediate remote predecessor is not in its instruction's PSet (one event per such predecessor)")
 	c.Addr = wordF
 	c.Words = [4]Field{{Label: "pred", Doc: "the predecessor instruction"}, {Label: "predtid", Doc: "the predecessor's thread"},
-		{Label: "dep", Doc: "0 RAW, 1 WAR, 2 WAW"}, {Label: "stalled", Doc: "1 when the access stalls (it will be checked again), 0 when it proceeds with the violation"}}
+		{Label: "dep", Doc: "0 RAW, 1 WAR, 2 WAW"}, {Label: "stalled", Doc: "1 when the access stalls or rolls back (it will be checked again), 0 when it proceeds with the violation"}}
 	add(c)
 	for _, k := range []Kind{KindPSetCheck, KindRollbackExhausted, KindPSetUpdate} {
 		add(Contract{Kind: k, Group: "pset", Doc: reserved + " (PSet hardware, DESIGN.md §3)"})

@@ -204,13 +204,12 @@ func PSetSpec(p configs.PSet, psets isa.PSets) psethw.Spec {
 	if p.Granularity == "line" {
 		gran = coherence.PerLine
 	}
-	mode := psethw.Stall
-	if p.Recovery.Mode == "log_only" {
-		mode = psethw.LogOnly
-	}
+	mode := map[string]psethw.Mode{"log_only": psethw.LogOnly, "stall": psethw.Stall, "rollback": psethw.Rollback,
+		"stall_then_rollback": psethw.StallThenRollback}[p.Recovery.Mode]
 	return psethw.Spec{PSets: psets, Gran: gran, Readers: p.MaxReadersTracked, IgnoreUntested: p.UntestedPolicy == "ignore",
 		IgnoreSync: !p.IncludeSyncOps, CheckBase: core.Cycle(p.CheckBaseCycles), CheckPerEntry: core.Cycle(p.CheckPerEntryCycles),
-		Mode: mode, StallTimeout: core.Cycle(p.Recovery.StallTimeoutCycles)}
+		Mode: mode, StallTimeout: core.Cycle(p.Recovery.StallTimeoutCycles),
+		CheckpointInterval: p.Recovery.CheckpointIntervalInstrs, MaxRollbacks: p.Recovery.MaxRollbacksPerCheckpoint}
 }
 
 // BugabooSpec converts the [bugaboo] config table to BB-HW's spec.

@@ -43,6 +43,7 @@ package pset
 
 import (
 	"fmt"
+	"slices"
 
 	"weft/coherence"
 	"weft/core"
@@ -60,6 +61,11 @@ const (
 	// Stall holds the violating access until another thread accesses its
 	// line, then checks it again; a timeout releases it (logged).
 	Stall
+	// Rollback returns the run to its last checkpoint and re-executes it
+	// with a perturbed schedule.
+	Rollback
+	// StallThenRollback stalls; a stall that times out rolls back.
+	StallThenRollback
 )
 
 // Spec configures the PSet hardware.
@@ -84,6 +90,13 @@ type Spec struct {
 	Mode Mode
 	// StallTimeout bounds a stall (0: none).
 	StallTimeout core.Cycle
+	// CheckpointInterval is the instructions between the rollback modes'
+	// global checkpoints.
+	CheckpointInterval uint64
+	// MaxRollbacks bounds the rollbacks to one checkpoint; past it the
+	// violation is accepted, its pairs join the PSets and a checkpoint is
+	// taken at the violation.
+	MaxRollbacks int
 }
 
 // MaxReaders is the most reader slots a granule may have.
@@ -105,6 +118,12 @@ const (
 // with), stalls (stall verdicts, re-stalls after a wake included) and
 // stall_timeouts (accesses a timeout let through).
 var statNames = [numStats]string{"checks", "check_cycles", "violations", "stalls", "stall_timeouts"}
+
+// The rollback counters (not rolled back with the run): rollbacks asked
+// for, checkpoints taken, violations accepted without a rollback (no
+// checkpoint, max_rollbacks reached, or an output since the checkpoint),
+// and the pairs those added to the PSets.
+var rbNames = []string{"rollbacks", "checkpoints", "rollbacks_exhausted", "pset_updates"}
 
 // Field layout of a granule: the writer, then Readers × (pc, tid, stamp).
 // PC fields hold pc+1 (0: none).
@@ -133,6 +152,17 @@ type HW struct {
 	cands []cand
 	// merge and kept are scratch for merging reader lists.
 	merge, kept []reader
+	// rb is the rollback modes' bookkeeping. It is not checkpointed: it
+	// must survive the rollbacks it counts.
+	rb struct {
+		since     int       // rollbacks to the current checkpoint
+		ckID      [2]uint64 // the current checkpoint's cycle and instructions
+		ckOutputs int       // outputs when the current checkpoint was first seen
+		asked     bool      // a first checkpoint was asked for
+		counts    [4]uint64
+		owned     bool // psets is this machine's copy (online updates)
+	}
+	psets isa.PSets
 }
 
 type cand struct {
@@ -150,7 +180,10 @@ func New(spec Spec) (*HW, error) {
 	if spec.Readers < 1 || spec.Readers > MaxReaders {
 		return nil, fmt.Errorf("pset: %d reader slots (want 1 to %d)", spec.Readers, MaxReaders)
 	}
-	return &HW{spec: spec}, nil
+	if (spec.Mode == Rollback || spec.Mode == StallThenRollback) && spec.CheckpointInterval == 0 {
+		return nil, fmt.Errorf("pset: a rollback mode needs a checkpoint interval")
+	}
+	return &HW{spec: spec, psets: spec.PSets}, nil
 }
 
 // Name returns "pset".
@@ -177,7 +210,11 @@ func (h *HW) Attach(p *cpu.Port) error {
 	h.cands = make([]cand, 0, MaxReaders+1)
 	h.merge = make([]reader, 0, 2*MaxReaders)
 	h.kept = make([]reader, 0, MaxReaders)
-	if err := p.Stats(statNames[:], func(dst []uint64) { copy(dst, h.st.stats[:]) }); err != nil {
+	names := append(statNames[:len(statNames):len(statNames)], rbNames...)
+	if err := p.Stats(names, func(dst []uint64) {
+		copy(dst, h.st.stats[:])
+		copy(dst[numStats:], h.rb.counts[:])
+	}); err != nil {
 		return err
 	}
 	p.State(h)
@@ -265,6 +302,9 @@ func (h *HW) check(a *cpu.Access) cpu.Verdict {
 	if !h.tracked(a) {
 		return cpu.Verdict{}
 	}
+	if h.spec.Mode >= Rollback {
+		h.checkpoints()
+	}
 	g := h.region.Granule(a.Meta, a.Addr)
 	h.cands = h.cands[:0]
 	if !a.Write || a.RMW {
@@ -275,7 +315,7 @@ func (h *HW) check(a *cpu.Access) cpu.Verdict {
 	if len(h.cands) == 0 {
 		return cpu.Verdict{}
 	}
-	ps := h.spec.PSets.At(a.PC)
+	ps := h.psets.At(a.PC)
 	if !ps.Tested && h.spec.IgnoreUntested {
 		return cpu.Verdict{}
 	}
@@ -289,21 +329,97 @@ func (h *HW) check(a *cpu.Access) cpu.Verdict {
 		h.st.stats[statCheckCycles] += uint64(cost)
 		return cpu.Verdict{Delay: cost}
 	}
-	stall := h.spec.Mode == Stall && !a.TimedOut
+	stall := (h.spec.Mode == Stall || h.spec.Mode == StallThenRollback) && !a.TimedOut
+	rollback := !stall && (h.spec.Mode == Rollback || h.spec.Mode == StallThenRollback)
+	m := h.port.Machine()
+	if rollback && (!m.HasCheckpoint() || h.rb.since >= h.spec.MaxRollbacks || len(m.Outputs()) > h.rb.ckOutputs) {
+		// No checkpoint to return to, this one is used up, or an output
+		// since it cannot be undone: accept the interleaving, learn it,
+		// and checkpoint here.
+		rollback = false
+		h.rb.counts[2]++
+		h.learn(a.PC)
+		h.askCheckpoint(m)
+	}
 	for _, c := range h.cands {
 		if !ps.Has(c.pc) {
-			h.violation(a, c, stall)
+			h.violation(a, c, stall || rollback)
 		}
 	}
-	if stall {
+	switch {
+	case stall:
 		h.st.stats[statStalls]++
 		return cpu.StallOnLine(a, h.spec.StallTimeout)
+	case rollback:
+		h.rb.since++
+		h.rb.counts[0]++
+		// A different perturbation for every rollback of the run.
+		return cpu.Verdict{Kind: cpu.Rollback, Reseed: h.rb.counts[0]*0x9E3779B97F4A7C15 | 1}
 	}
 	if a.TimedOut {
 		h.st.stats[statTimeouts]++
 	}
 	h.st.stats[statCheckCycles] += uint64(cost)
 	return cpu.Verdict{Delay: cost}
+}
+
+// checkpoints asks for the rollback modes' checkpoints: the first at the
+// first check, then every CheckpointInterval instructions, and after
+// every output (an output cannot be undone). It notices a new checkpoint
+// by its cycle and instruction count.
+func (h *HW) checkpoints() {
+	m := h.port.Machine()
+	ck := m.Checkpoint()
+	if ck == nil {
+		if !h.rb.asked {
+			h.askCheckpoint(m)
+		}
+		return
+	}
+	if id := [2]uint64{uint64(ck.Cycle), ck.Instructions}; id != h.rb.ckID {
+		h.rb.ckID, h.rb.since, h.rb.ckOutputs = id, 0, len(m.Outputs())
+		h.rb.counts[1]++
+	}
+	if len(m.Outputs()) > h.rb.ckOutputs || (h.st.seq&255 == 0 && totalInstrs(m) >= ck.Instructions+h.spec.CheckpointInterval) {
+		h.askCheckpoint(m)
+	}
+}
+
+// askCheckpoint asks for a checkpoint at the next safe point.
+func (h *HW) askCheckpoint(m *cpu.Machine) {
+	m.RequestCheckpoint()
+	h.rb.asked = true
+}
+
+// totalInstrs is the instructions every thread has executed.
+func totalInstrs(m *cpu.Machine) uint64 {
+	var n uint64
+	for _, x := range m.ThreadInstructions() {
+		n += x
+	}
+	return n
+}
+
+// learn adds the current candidates of the access at pc to its PSet (the
+// online update of a violation that could not be avoided), on this
+// machine's own copy of the PSets.
+func (h *HW) learn(pc int32) {
+	if !h.rb.owned {
+		h.psets = slices.Clone(h.psets)
+		h.rb.owned = true
+	}
+	for int(pc) >= len(h.psets) {
+		h.psets = append(h.psets, isa.PSet{})
+	}
+	ps := &h.psets[pc]
+	ps.Tested = true
+	for _, c := range h.cands {
+		if !slices.Contains(ps.Preds, c.pc) {
+			ps.Preds = append(slices.Clone(ps.Preds), c.pc)
+			slices.Sort(ps.Preds)
+			h.rb.counts[3]++
+		}
+	}
 }
 
 // violation logs one violating pair of a check: stalled says the access

@@ -158,7 +158,7 @@ func TestDeterministic(t *testing.T) {
 	cfg := kernelConfig(prog)
 	ps := train(t, cfg, prog, 20)
 	cfg.PSet.Enabled = true
-	for _, mode := range []string{"log_only", "stall"} {
+	for _, mode := range []string{"log_only", "stall", "rollback", "stall_then_rollback"} {
 		cfg.PSet.Recovery.Mode = mode
 		var outs []string
 		for i := range 3 {

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"strconv"
 	"testing"
 
 	"weft/results"
@@ -86,6 +87,26 @@ func TestPSetReproduction(t *testing.T) {
 		}
 		if got := results.FormatCell(row[c2]); got != want {
 			t.Errorf("Table 2 row %s: stall avoids %s, want %s", n, got, want)
+		}
+	}
+	// Rolling back never leaves more failing runs than logging only, and
+	// avoids rows 5, 9, 11, 12 and 13 on these seeds (the paper: all 15).
+	cl, _ := t2.Column("failing (log_only)")
+	cr, _ := t2.Column("failing (rollback)")
+	crb, _ := t2.Column("rollback avoids (weft)")
+	for _, row := range t2.Rows {
+		n := results.FormatCell(row[0])
+		lo, _ := strconv.Atoi(results.FormatCell(row[cl]))
+		rb, _ := strconv.Atoi(results.FormatCell(row[cr]))
+		if rb > lo {
+			t.Errorf("Table 2 row %s: rollback fails %d runs, logging only %d", n, rb, lo)
+		}
+		want := map[string]string{"2": "—", "5": "Yes", "9": "Yes", "11": "Yes", "12": "Yes", "13": "Yes"}[n]
+		if want == "" {
+			want = "No"
+		}
+		if got := results.FormatCell(row[crb]); got != want {
+			t.Errorf("Table 2 row %s: rollback avoids %s, want %s", n, got, want)
 		}
 	}
 	// The storage table comes from the hardware's own layout: word

@@ -36,6 +36,8 @@ type Snapshot struct {
 	Cycle core.Cycle
 	// Instructions is the number of instructions executed by then.
 	Instructions uint64
+	// Outputs is the number of values the program had output by then.
+	Outputs int
 }
 
 // RegisterState adds a part whose state snapshots copy. Register before
@@ -69,6 +71,7 @@ func (m *Machine) SnapshotInto(s *Snapshot) {
 	}
 	s.Cycle = max(m.eng.Now(), m.st.frontier)
 	s.Instructions = m.instructions()
+	s.Outputs = len(m.st.outputs)
 }
 
 // Restore returns the run to a snapshot taken from it. Call it only
@@ -101,6 +104,10 @@ func copyMachineState(dst, src *machineState) {
 }
 
 // instructions returns the instructions executed so far by every thread.
+// Instructions returns the number of instructions every thread has
+// executed so far (O(threads), no allocation).
+func (m *Machine) Instructions() uint64 { return m.instructions() }
+
 func (m *Machine) instructions() uint64 {
 	var n uint64
 	for _, t := range m.st.threads {
@@ -154,6 +161,9 @@ func (m *Machine) Checkpoint() *Snapshot {
 // Rollbacks returns the number of rollbacks carried out.
 func (m *Machine) Rollbacks() int { return m.rollbacks }
 
+// Checkpoints returns the number of checkpoints taken.
+func (m *Machine) Checkpoints() int { return m.checkpoints }
+
 // safePoint carries out pending checkpoint and rollback requests. A
 // rollback discards a checkpoint requested in the same span; a rollback
 // requested in the event that ended the run is still carried out (the
@@ -184,6 +194,7 @@ func (m *Machine) safePoint() {
 	if p&wantCheckpoint != 0 && !m.st.ended {
 		m.SnapshotInto(&m.ckpt)
 		m.hasCkpt = true
+		m.checkpoints++
 		if m.events.Watching(core.KindCheckpoint) {
 			m.ev = core.Event{Kind: core.KindCheckpoint, Cycle: m.ckpt.Cycle, Core: -1, Thread: -1, PC: core.NoPC,
 				Value: int64(m.ckpt.Instructions)}

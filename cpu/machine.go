@@ -220,6 +220,8 @@ type Machine struct {
 	ckpt       Snapshot
 	hasCkpt    bool
 	rollbacks  int
+	// checkpoints counts the checkpoints taken (not restored by a rollback).
+	checkpoints int
 }
 
 // New builds a machine for prog with the given hardware extensions. Events

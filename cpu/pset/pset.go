@@ -120,9 +120,12 @@ const (
 var statNames = [numStats]string{"checks", "check_cycles", "violations", "stalls", "stall_timeouts"}
 
 // The rollback counters (not rolled back with the run): rollbacks asked
-// for, checkpoints taken, violations accepted without a rollback (no
-// checkpoint, max_rollbacks reached, or an output since the checkpoint),
-// and the pairs those added to the PSets.
+// for, checkpoints the machine took, violations accepted without a
+// rollback (no checkpoint, max_rollbacks reached, or an output since the
+// checkpoint: the output's own checkpoint is asked for at the next check,
+// so a violation at that very check is accepted), and the pairs those
+// added to the PSets. The other counters describe the execution that was
+// kept: a rollback restores them.
 var rbNames = []string{"rollbacks", "checkpoints", "rollbacks_exhausted", "pset_updates"}
 
 // Field layout of a granule: the writer, then Readers × (pc, tid, stamp).
@@ -155,12 +158,11 @@ type HW struct {
 	// rb is the rollback modes' bookkeeping. It is not checkpointed: it
 	// must survive the rollbacks it counts.
 	rb struct {
-		since     int       // rollbacks to the current checkpoint
-		ckID      [2]uint64 // the current checkpoint's cycle and instructions
-		ckOutputs int       // outputs when the current checkpoint was first seen
-		asked     bool      // a first checkpoint was asked for
-		counts    [4]uint64
-		owned     bool // psets is this machine's copy (online updates)
+		since  int       // rollbacks to the current checkpoint
+		ckID   [2]uint64 // the current checkpoint's cycle and instructions
+		asked  bool      // a first checkpoint was asked for
+		counts [4]uint64 // rollbacks, (unused: the machine counts checkpoints), exhausted, updates
+		owned  bool      // psets is this machine's copy (online updates)
 	}
 	psets isa.PSets
 }
@@ -214,6 +216,7 @@ func (h *HW) Attach(p *cpu.Port) error {
 	if err := p.Stats(names, func(dst []uint64) {
 		copy(dst, h.st.stats[:])
 		copy(dst[numStats:], h.rb.counts[:])
+		dst[numStats+1] = uint64(h.port.Machine().Checkpoints())
 	}); err != nil {
 		return err
 	}
@@ -332,14 +335,14 @@ func (h *HW) check(a *cpu.Access) cpu.Verdict {
 	stall := (h.spec.Mode == Stall || h.spec.Mode == StallThenRollback) && !a.TimedOut
 	rollback := !stall && (h.spec.Mode == Rollback || h.spec.Mode == StallThenRollback)
 	m := h.port.Machine()
-	if rollback && (!m.HasCheckpoint() || h.rb.since >= h.spec.MaxRollbacks || len(m.Outputs()) > h.rb.ckOutputs) {
+	if rollback && (!m.HasCheckpoint() || h.rb.since >= h.spec.MaxRollbacks || len(m.Outputs()) > m.Checkpoint().Outputs) {
 		// No checkpoint to return to, this one is used up, or an output
 		// since it cannot be undone: accept the interleaving, learn it,
 		// and checkpoint here.
 		rollback = false
 		h.rb.counts[2]++
 		h.learn(a.PC)
-		h.askCheckpoint(m)
+		m.RequestCheckpoint()
 	}
 	for _, c := range h.cands {
 		if !ps.Has(c.pc) {
@@ -372,32 +375,17 @@ func (h *HW) checkpoints() {
 	ck := m.Checkpoint()
 	if ck == nil {
 		if !h.rb.asked {
-			h.askCheckpoint(m)
+			m.RequestCheckpoint()
+			h.rb.asked = true
 		}
 		return
 	}
 	if id := [2]uint64{uint64(ck.Cycle), ck.Instructions}; id != h.rb.ckID {
-		h.rb.ckID, h.rb.since, h.rb.ckOutputs = id, 0, len(m.Outputs())
-		h.rb.counts[1]++
+		h.rb.ckID, h.rb.since = id, 0
 	}
-	if len(m.Outputs()) > h.rb.ckOutputs || (h.st.seq&255 == 0 && totalInstrs(m) >= ck.Instructions+h.spec.CheckpointInterval) {
-		h.askCheckpoint(m)
+	if len(m.Outputs()) > ck.Outputs || m.Instructions() >= ck.Instructions+h.spec.CheckpointInterval {
+		m.RequestCheckpoint()
 	}
-}
-
-// askCheckpoint asks for a checkpoint at the next safe point.
-func (h *HW) askCheckpoint(m *cpu.Machine) {
-	m.RequestCheckpoint()
-	h.rb.asked = true
-}
-
-// totalInstrs is the instructions every thread has executed.
-func totalInstrs(m *cpu.Machine) uint64 {
-	var n uint64
-	for _, x := range m.ThreadInstructions() {
-		n += x
-	}
-	return n
 }
 
 // learn adds the current candidates of the access at pc to its PSet (the

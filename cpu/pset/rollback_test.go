@@ -1,0 +1,126 @@
+package pset_test
+
+import (
+	"testing"
+
+	"weft/core"
+	"weft/sim"
+)
+
+// An output between a checkpoint and the first check after it must not
+// be rolled back past: every Output event must be a final output.
+func TestRollbackNotPastOutput(t *testing.T) {
+	p := asm(t, `
+.data
+x: .word 0
+.text
+main:  spawn r5, t1, r0
+       li r1, 7
+       st r1, x
+       work 10
+       out r1
+       work 5000
+       join r5
+       exit
+t1:    work 1000
+       ld r2, x
+       exit
+`)
+	ps := nullPSets(p, nil)
+	c := hwConfig()
+	c.PSet.Recovery.Mode = "rollback"
+	log := &evLog{}
+	r, err := sim.Run(c, p, 1, sim.WithPSets(ps), sim.WithStatGroups(),
+		sim.WithObserver(core.MaskOf(core.KindOutput, core.KindRollback, core.KindCheckpoint), log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := 0
+	for _, e := range log.evs {
+		t.Logf("%v cycle %d value %d", e.Kind, e.Cycle, e.Value)
+		if e.Kind == core.KindOutput {
+			outs++
+		}
+	}
+	t.Logf("rollbacks %d checkpoints %d exhausted %d", stat(t, r, "rollbacks"), stat(t, r, "checkpoints"), stat(t, r, "rollbacks_exhausted"))
+	if outs != len(r.Outputs) {
+		t.Errorf("%d Output events but %d final outputs: the run rolled back past an output", outs, len(r.Outputs))
+	}
+}
+
+// checkpoint_interval_instrs = 200: a rollback never discards much more
+// than 200 instructions' work (plus what runs until the next check).
+func TestCheckpointInterval(t *testing.T) {
+	p := asm(t, `
+.data
+x: .word 0
+y: .word 0
+.text
+main:  spawn r5, t1, r0
+       li r3, 0
+loop:  ld r2, y
+       li r4, 0
+inner: add r4, r4, 1
+       blt r4, 50, inner
+       add r3, r3, 1
+       blt r3, 100, loop
+       st r3, x
+       join r5
+       exit
+t1:    work 30000
+       ld r2, x
+       exit
+`)
+	ps := nullPSets(p, nil)
+	c := hwConfig()
+	c.PSet.Recovery.Mode = "rollback"
+	c.PSet.Recovery.CheckpointIntervalInstrs = 200
+	log := &evLog{}
+	r, err := sim.Run(c, p, 1, sim.WithPSets(ps), sim.WithStatGroups(),
+		sim.WithObserver(core.MaskOf(core.KindRollback, core.KindCheckpoint), log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cks, worst := 0, int64(0)
+	for _, e := range log.evs {
+		switch e.Kind {
+		case core.KindCheckpoint:
+			cks++
+		case core.KindRollback:
+			worst = max(worst, e.Value)
+		}
+	}
+	t.Logf("outcome %s, %d checkpoints, rollbacks %d, largest rollback %d instructions", r.Outcome, cks, stat(t, r, "rollbacks"), worst)
+	if cks < 20 || worst > 1000 {
+		t.Errorf("checkpoint_interval_instrs = 200 over ~10000 instructions: %d checkpoints, a rollback discarded %d instructions", cks, worst)
+	}
+}
+
+// ext.pset's checkpoints counts the checkpoints taken.
+func TestCheckpointCounter(t *testing.T) {
+	p := asm(t, `
+.data
+x: .word 0
+.text
+main:  spawn r5, t1, r0
+       li r1, 7
+       st r1, x
+       work 5000
+       join r5
+       exit
+t1:    work 1000
+       ld r2, x
+       exit
+`)
+	c := hwConfig()
+	c.PSet.Recovery.Mode = "rollback"
+	log := &evLog{}
+	r, err := sim.Run(c, p, 1, sim.WithPSets(nullPSets(p, nil)), sim.WithStatGroups(),
+		sim.WithObserver(core.MaskOf(core.KindCheckpoint), log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stat(t, r, "checkpoints"); got != uint64(len(log.evs)) {
+		t.Errorf("checkpoints = %d, but %d Checkpoint events", got, len(log.evs))
+	}
+}

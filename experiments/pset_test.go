@@ -109,6 +109,21 @@ func TestPSetReproduction(t *testing.T) {
 			t.Errorf("Table 2 row %s: rollback avoids %s, want %s", n, got, want)
 		}
 	}
+	// Every row that rolled back reports its windows (the Rollback
+	// events' discarded instructions), median at most max.
+	crbs, _ := t2.Column("rollbacks")
+	cmed, _ := t2.Column("rollback window, median (weft)")
+	cmax, _ := t2.Column("rollback window, max (weft)")
+	for _, row := range t2.Rows {
+		if results.FormatCell(row[crbs]) == "0" {
+			continue
+		}
+		med, ok1 := row[cmed].(float64)
+		mx, ok2 := row[cmax].(float64)
+		if !ok1 || !ok2 || med > mx || mx <= 0 {
+			t.Errorf("Table 2 row %v: %v rollbacks, windows median %v max %v", row[0], row[crbs], row[cmed], row[cmax])
+		}
+	}
 	// The storage table comes from the hardware's own layout: word
 	// granularity with 4 readers is 8 × (48 + 4 × 80) bits.
 	st := tableNamed(t, r, "storage")

@@ -181,3 +181,59 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// verdicts records a run's PSet violation events.
+type verdicts struct{ evs []string }
+
+func (v *verdicts) Observe(e *core.Event) {
+	v.evs = append(v.evs, fmt.Sprintf("%d t%d pc%d %#x %v", e.Cycle, e.Thread, e.PC, e.Addr, e.Words))
+}
+
+// BB-HW beside the PSet hardware changes no PSet verdict: on a bus wide
+// enough that neither extension's metadata adds a transfer cycle, and with
+// BB-HW's traps free (a long stall storm fills its tables), the
+// interleaving is the same, and every Table 1 kernel's violations are the
+// same event for event with BB-HW on and off, in log_only and in stall
+// mode.
+func TestBugabooBesidePSet(t *testing.T) {
+	compared := 0
+	for n := 1; n <= 17; n++ {
+		name := workloads.RowKernels()[fmt.Sprintf("pset:%d", n)][0]
+		prog, err := workloads.Program(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := kernelConfig(prog)
+		ps := train(t, cfg, prog, 15)
+		cfg.Bus.WidthBytes = 4096
+		cfg.Bugaboo.CT.TrapCycles, cfg.Bugaboo.CT.DrainCyclesPerEntry = 0, 0
+		cfg.Sim.MaxCycles = 300_000 // a deadlocked stall (#3) spins to the hang limit
+		cfg.PSet.Enabled = true
+		for _, mode := range []string{"log_only", "stall"} {
+			cfg.PSet.Recovery.Mode = mode
+			for s := uint64(16); s <= 25; s++ {
+				var got [2]verdicts
+				for i, bb := range []bool{false, true} {
+					c := cfg
+					c.Bugaboo.Enabled = bb
+					if _, err := sim.Run(c, prog, s, sim.WithPSets(ps), sim.WithObserver(core.MaskOf(core.KindPSetViolation), &got[i])); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !slices.Equal(got[0].evs, got[1].evs) {
+					i := 0
+					for i < min(len(got[0].evs), len(got[1].evs)) && got[0].evs[i] == got[1].evs[i] {
+						i++
+					}
+					t.Errorf("%s %s seed %d: %d violations alone, %d beside BB-HW, first difference at %d", name, mode, s, len(got[0].evs), len(got[1].evs), i)
+				}
+				if len(got[0].evs) > 0 {
+					compared++
+				}
+			}
+		}
+	}
+	if compared < 50 {
+		t.Errorf("only %d runs with violations compared", compared)
+	}
+}

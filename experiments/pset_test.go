@@ -124,6 +124,18 @@ func TestPSetReproduction(t *testing.T) {
 			t.Errorf("Table 2 row %v: %v rollbacks, windows median %v max %v", row[0], row[crbs], row[cmed], row[cmax])
 		}
 	}
+	// Sensitivity: line granularity flags more false pairs than word
+	// granularity, at every reader-slot count.
+	sens := tableNamed(t, r, "sensitivity")
+	fvs, _ := sens.Floats("false violations")
+	if len(fvs) != 6 {
+		t.Fatalf("sensitivity rows %d", len(fvs))
+	}
+	for i := range 3 {
+		if fvs[3+i] <= fvs[i] {
+			t.Errorf("reader slots %v: line granularity %v false violations, word %v", sens.Rows[i][1], fvs[3+i], fvs[i])
+		}
+	}
 	// The storage table comes from the hardware's own layout: word
 	// granularity with 4 readers is 8 × (48 + 4 × 80) bits.
 	st := tableNamed(t, r, "storage")

@@ -136,6 +136,12 @@ func TestPSetReproduction(t *testing.T) {
 			t.Errorf("reader slots %v: line granularity %v false violations, word %v", sens.Rows[i][1], fvs[3+i], fvs[i])
 		}
 	}
+	// Recovery settings: stalling and rolling back both leave fewer
+	// failing runs than logging only, and more rollbacks never more.
+	rf, _ := tableNamed(t, r, "recovery").Floats("failing runs")
+	if len(rf) != 7 || rf[1] >= rf[0] || rf[4] >= rf[0] || rf[5] > rf[4] || rf[6] > rf[5] {
+		t.Errorf("recovery failing runs %v: want log_only, 3 stall timeouts, rollback ×1, ×3, ×10", rf)
+	}
 	// The storage table comes from the hardware's own layout: word
 	// granularity with 4 readers is 8 × (48 + 4 × 80) bits.
 	st := tableNamed(t, r, "storage")

@@ -103,14 +103,7 @@ func defaultBugaboo() Bugaboo {
 // bugabooProblems checks the [bugaboo] keys.
 func (c *Config) bugabooProblems(bad func(key, format string, args ...any)) {
 	b := c.Bugaboo
-	oneOf := func(key, v string, allowed ...string) {
-		for _, a := range allowed {
-			if v == a {
-				return
-			}
-		}
-		bad(key, "must be one of %s, got %q", quoteList(allowed), v)
-	}
+	oneOf := func(key, v string, allowed ...string) { checkOneOf(bad, key, v, allowed) }
 	if b.Context.Size < 0 || b.Context.Size > 8 {
 		bad("bugaboo.context.size", "must be from 0 to 8 events, got %d", b.Context.Size)
 	}
@@ -133,6 +126,16 @@ func (c *Config) bugabooProblems(bad func(key, format string, args ...any)) {
 		bad("bugaboo.ct.drain_cycles_per_entry", "must be at most %d for %d entries (a drain stays under %d cycles), got %d",
 			MaxLatencyCycles/uint64(b.CT.Entries), b.CT.Entries, MaxLatencyCycles, b.CT.DrainCyclesPerEntry)
 	}
+}
+
+// checkOneOf reports key through bad unless v is one of allowed.
+func checkOneOf(bad func(key, format string, args ...any), key, v string, allowed []string) {
+	for _, a := range allowed {
+		if v == a {
+			return
+		}
+	}
+	bad(key, "must be one of %s, got %q", quoteList(allowed), v)
 }
 
 func quoteList(s []string) string {

@@ -72,14 +72,7 @@ func defaultPSet() PSet {
 // psetProblems checks the [pset] keys.
 func (c *Config) psetProblems(bad func(key, format string, args ...any)) {
 	p := c.PSet
-	oneOf := func(key, v string, allowed ...string) {
-		for _, a := range allowed {
-			if v == a {
-				return
-			}
-		}
-		bad(key, "must be one of %s, got %q", quoteList(allowed), v)
-	}
+	oneOf := func(key, v string, allowed ...string) { checkOneOf(bad, key, v, allowed) }
 	oneOf("pset.granularity", p.Granularity, "word", "line")
 	if p.MaxReadersTracked < 1 || p.MaxReadersTracked > MaxPSetReaders {
 		bad("pset.max_readers_tracked", "must be from 1 to %d, got %d", MaxPSetReaders, p.MaxReadersTracked)

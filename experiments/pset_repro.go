@@ -38,16 +38,6 @@ type psetKernel struct {
 	held  []sim.Result // seeds base+T..base+T+H-1
 }
 
-// psetRecorder returns the PSet recorder a run carried.
-func psetRecorder(r sim.Result) *pset.Recorder {
-	for _, d := range r.Detectors {
-		if rec, ok := d.(*pset.Recorder); ok {
-			return rec
-		}
-	}
-	return nil
-}
-
 // psetRunOptions attaches hb, avio and a PSet recorder to a run of prog.
 func psetRunOptions(prog *isa.Program) func() []sim.Option {
 	dets := detectorOptions(prog, "hb", "avio")
@@ -184,7 +174,7 @@ func psetTable1(ks []*psetKernel) (Section, []Section, []psetCurve, string, erro
 			if r.Outcome != "pass" {
 				continue
 			}
-			rec := psetRecorder(r)
+			rec := recorderOf(r)
 			if rec == nil {
 				return Section{}, nil, nil, "", fmt.Errorf("%s seed %d: no PSet recorder", k.name, r.Seed)
 			}
@@ -208,7 +198,11 @@ func psetTable1(ks []*psetKernel) (Section, []Section, []psetCurve, string, erro
 				}
 				return false
 			}
-			pv := psetRecorder(r).Violations(ps)
+			rec := recorderOf(r)
+			if rec == nil {
+				return Section{}, nil, nil, "", fmt.Errorf("%s seed %d: no PSet recorder", k.name, r.Seed)
+			}
+			pv := rec.Violations(ps)
 			hb := involves(detectors.Of("hb", r.Findings))
 			av := involves(al.Violations(detectors.Of("avio", r.Findings)))
 			p := involves(pv)

@@ -45,6 +45,10 @@ type Field struct {
 	Name string
 	// Bits is the field's width on the bus, 1 to MaxFieldBits.
 	Bits int
+	// Host marks a field the simulator keeps for its own speed, derived
+	// from the other fields (e.g. "every record here is thread t's"): it
+	// is not hardware, so it has no width (Bits 0) and no bus cost.
+	Host bool
 }
 
 // MetaRequest is what one extension asks of each line's metadata record.
@@ -117,8 +121,8 @@ type Layout struct {
 }
 
 // NewLayout lays out the requests for lines of lineBytes bytes. A field
-// must have a name, a width of 1 to MaxFieldBits bits and a name unique in
-// its extension.
+// must have a name, a width of 1 to MaxFieldBits bits (0 for a Host
+// field) and a name unique in its extension.
 func NewLayout(lineBytes int, reqs []MetaRequest) (Layout, error) {
 	var l Layout
 	for _, q := range reqs {
@@ -134,7 +138,10 @@ func NewLayout(lineBytes int, reqs []MetaRequest) (Layout, error) {
 			if strings.TrimSpace(f.Name) == "" {
 				return Layout{}, fmt.Errorf("extension %s: metadata field %d has no name", q.Owner, i)
 			}
-			if f.Bits < 1 || f.Bits > MaxFieldBits {
+			if f.Host && f.Bits != 0 {
+				return Layout{}, fmt.Errorf("extension %s: host metadata field %q has %d bits (want 0: it is not on the bus)", q.Owner, f.Name, f.Bits)
+			}
+			if !f.Host && (f.Bits < 1 || f.Bits > MaxFieldBits) {
 				return Layout{}, fmt.Errorf("extension %s: metadata field %q is %d bits wide (want 1 to %d)", q.Owner, f.Name, f.Bits, MaxFieldBits)
 			}
 			for _, g := range q.Fields[:i] {

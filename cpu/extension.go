@@ -95,8 +95,11 @@ func StallOnLine(a *Access, timeout core.Cycle) Verdict {
 	return Verdict{Kind: Stall, Wait: core.Wait{Until: core.UntilLineAccess, Addr: a.Addr, Timeout: timeout}}
 }
 
-// CheckFunc decides, in the check phase, whether an access proceeds.
-type CheckFunc func(a *Access) Verdict
+// CheckFunc decides, in the check phase, whether an access proceeds. v
+// arrives as Proceed with no delay; a check that decides otherwise sets it.
+// (The verdict is written in place rather than returned: a returned struct
+// of this size goes through memory and stalls the host on every access.)
+type CheckFunc func(a *Access, v *Verdict)
 
 // PerformFunc runs when an access is performed.
 type PerformFunc func(a *Access)
@@ -105,6 +108,7 @@ type extHook struct {
 	region *coherence.Region
 	check  CheckFunc
 	perf   PerformFunc
+	owned  int // the check's owner field, or -1
 }
 
 // Port is what an extension attaches through.
@@ -145,7 +149,21 @@ func (p *Port) Protocol(h coherence.Hooks) error {
 
 // OnCheck attaches f to the check phase of every memory access.
 func (p *Port) OnCheck(f CheckFunc) {
-	p.m.checks = append(p.m.checks, extHook{region: p.regionPtr(), check: f})
+	p.m.checks = append(p.m.checks, extHook{region: p.regionPtr(), check: f, owned: -1})
+}
+
+// OnCheckOwned attaches f like OnCheck, but the core skips it, without
+// building the access, when the accessed granule's field (an index into
+// the region's fields, usually a Host field) holds the accessing thread's
+// id + 1. The extension keeps that value there only where f would let the
+// access proceed at no cost and without side effects, e.g. where every
+// record of the granule is that thread's own.
+func (p *Port) OnCheckOwned(f CheckFunc, field int) error {
+	if r := p.Region(); field < 0 || field >= len(r.Fields) {
+		return fmt.Errorf("extension %s: owner field %d out of its %d fields", p.name, field, len(r.Fields))
+	}
+	p.m.checks = append(p.m.checks, extHook{region: p.regionPtr(), check: f, owned: field})
+	return nil
 }
 
 // OnPerform attaches f to the perform phase of every memory access.
@@ -204,19 +222,28 @@ func (c *Core) checkPhase(frame int, addr uint64, write, hit bool) bool {
 	m := c.m
 	st := &c.st
 	a := &m.acc
-	op := m.prog.Instrs[st.PC].Op
-	*a = Access{Core: c.id, Thread: st.Thread, PC: st.PC, Addr: addr, Write: write, RMW: c.isRMW(op, write), Sync: op.IsSync(),
-		Hit: hit, TimedOut: st.TimedOut, Cycle: st.Time}
 	rec := m.mem.Meta(frame)
 	v := Verdict{}
 	var delay core.Cycle
+	got := &m.verdict
+	filled := false
 	for i := range m.checks {
 		h := &m.checks[i]
-		a.Meta = h.region.Of(rec)
-		got := h.check(a)
+		meta := h.region.Of(rec)
+		if h.owned >= 0 && h.region.Granule(meta, addr)[h.owned] == uint64(st.Thread)+1 {
+			continue
+		}
+		if !filled {
+			c.fillAccess(a, m.prog.Instrs[st.PC].Op, addr, write)
+			a.Stored, a.Hit, a.TimedOut = false, hit, st.TimedOut
+			filled = true
+		}
+		a.Meta = meta
+		*got = Verdict{}
+		h.check(a, got)
 		delay += got.Delay
 		if got.Kind > v.Kind {
-			v = got
+			v = *got
 		}
 	}
 	switch v.Kind {
@@ -250,14 +277,23 @@ func (c *Core) performHooks(frame int, addr uint64, write bool) {
 	st := &c.st
 	a := &m.acc
 	op := m.prog.Instrs[st.PC].Op
-	*a = Access{Core: c.id, Thread: st.Thread, PC: st.PC, Addr: addr, Write: write, RMW: c.isRMW(op, write), Stored: write && !st.NoStore,
-		Sync: op.IsSync(), Hit: st.Hit, Cycle: st.Time}
+	c.fillAccess(a, op, addr, write)
+	a.Stored, a.Hit, a.TimedOut = write && !st.NoStore, st.Hit, false
 	rec := m.mem.Meta(frame)
 	for i := range m.performs {
 		h := &m.performs[i]
 		a.Meta = h.region.Of(rec)
 		h.perf(a)
 	}
+}
+
+// fillAccess sets a's fields common to both phases. It assigns field by
+// field: a composite literal is built on the stack and copied, which
+// stalls the host's store forwarding on every access.
+func (c *Core) fillAccess(a *Access, op isa.Op, addr uint64, write bool) {
+	st := &c.st
+	a.Core, a.Thread, a.PC, a.Addr, a.Cycle = c.id, st.Thread, st.PC, addr, st.Time
+	a.Write, a.RMW, a.Sync = write, c.isRMW(op, write), op.IsSync()
 }
 
 // isRMW reports whether the current access of an op is an RMW: every

@@ -204,6 +204,7 @@ type Machine struct {
 	onEnd    []func(at core.Cycle)
 	onThread []func(c int, from, to int32)
 	acc      Access
+	verdict  Verdict // the check phase's scratch verdict
 
 	// parts are the registered Stateful parts checkpoints copy.
 	parts []statePart

@@ -48,7 +48,7 @@ func (x *stallRollbackExt) Meta() coherence.MetaRequest {
 	return coherence.MetaRequest{Gran: coherence.PerWord, Fields: x.fields}
 }
 func (x *stallRollbackExt) Attach(p *cpu.Port) error {
-	p.OnCheck(func(a *cpu.Access) cpu.Verdict {
+	p.OnCheck(verdictOf(func(a *cpu.Access) cpu.Verdict {
 		x.n++
 		switch {
 		case x.n == 3:
@@ -61,7 +61,7 @@ func (x *stallRollbackExt) Attach(p *cpu.Port) error {
 			return cpu.Verdict{Kind: cpu.Rollback, Reseed: 7}
 		}
 		return cpu.Verdict{}
-	})
+	}))
 	return nil
 }
 

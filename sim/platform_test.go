@@ -56,10 +56,10 @@ func (x *tagExt) Attach(p *cpu.Port) error {
 		g := x.region.Granule(a.Meta, a.Addr)
 		g[0] = x.tag<<16 | uint64(a.PC)
 	})
-	p.OnCheck(func(a *cpu.Access) cpu.Verdict {
+	p.OnCheck(verdictOf(func(a *cpu.Access) cpu.Verdict {
 		x.own("check", a.Meta)
 		return cpu.Verdict{}
-	})
+	}))
 	return p.Protocol(coherence.Hooks{
 		OnSnoop: func(tx *coherence.Txn, sn *coherence.Snoop, resp, req []uint64, scratch *uint64) {
 			x.own("snoop resp", resp)
@@ -203,6 +203,7 @@ func TestBadExtensionFields(t *testing.T) {
 	}{
 		{[]coherence.Field{{Name: "w", Bits: 0}}, `extension bad: metadata field "w" is 0 bits wide (want 1 to 64)`},
 		{[]coherence.Field{{Name: "w", Bits: 65}}, `extension bad: metadata field "w" is 65 bits wide (want 1 to 64)`},
+		{[]coherence.Field{{Name: "h", Bits: 3, Host: true}}, `extension bad: host metadata field "h" has 3 bits (want 0: it is not on the bus)`},
 		{[]coherence.Field{{Name: "", Bits: 3}}, `extension bad: metadata field 0 has no name`},
 		{[]coherence.Field{{Name: "w", Bits: 3}, {Name: "w", Bits: 4}}, `extension bad: metadata field "w" reserved twice`},
 	} {
@@ -230,7 +231,7 @@ func (x *ckExt) Name() string                { return "ck" }
 func (x *ckExt) Meta() coherence.MetaRequest { return coherence.MetaRequest{} }
 func (x *ckExt) Attach(p *cpu.Port) error {
 	x.port = p
-	p.OnCheck(func(a *cpu.Access) cpu.Verdict {
+	p.OnCheck(verdictOf(func(a *cpu.Access) cpu.Verdict {
 		x.n++
 		if x.n == x.k {
 			// Both sides take the checkpoint (it does not change the run),
@@ -247,7 +248,7 @@ func (x *ckExt) Attach(p *cpu.Port) error {
 			}
 		}
 		return cpu.Verdict{}
-	})
+	}))
 	return nil
 }
 

@@ -128,14 +128,26 @@ var statNames = [numStats]string{"checks", "check_cycles", "violations", "stalls
 // kept: a rollback restores them.
 var rbNames = []string{"rollbacks", "checkpoints", "rollbacks_exhausted", "pset_updates"}
 
-// Field layout of a granule: the writer, then Readers × (pc, tid, stamp).
-// PC fields hold pc+1 (0: none).
+// Field layout of a granule: the owner (a host field, not hardware: t+1
+// when every id in the granule is thread t's, else 0; the core skips the
+// check of thread t's accesses there, which could find no remote
+// predecessor), the writer, Readers reader ids, then their Readers stamps. A writer or reader id packs pc+1 (0: none) above a
+// 16-bit thread id, as the paper's 32-bit instruction id and our 16-bit
+// thread id travel together; packing keeps a granule in few host words.
 const (
-	fWPC = iota
-	fWTid
-	fReaders
-	readerFields = 3
+	fOwner   = 0
+	fW       = 1
+	fReaders = 2
+	tidBits  = 16
+	tidMask  = 1<<tidBits - 1
 )
+
+// packID packs an instruction and thread into a writer or reader id.
+func packID(pc, tid int32) uint64 { return (uint64(pc)+1)<<tidBits | uint64(tid)&tidMask }
+
+// idPC and idTid unpack an id (not 0).
+func idPC(id uint64) int32  { return int32(id>>tidBits) - 1 }
+func idTid(id uint64) int32 { return int32(id & tidMask) }
 
 // state is what a checkpoint copies.
 type state struct {
@@ -195,10 +207,12 @@ func (h *HW) Name() string { return "pset" }
 // instruction ids (the paper's 4-bit library id and 28-bit offset), 16-bit
 // thread ids and 32-bit ordering stamps.
 func (h *HW) Meta() coherence.MetaRequest {
-	fs := []coherence.Field{{Name: "wpc", Bits: 32}, {Name: "wtid", Bits: 16}}
+	fs := []coherence.Field{{Name: "owner", Host: true}, {Name: "writer", Bits: 32 + tidBits}}
 	for i := range h.spec.Readers {
-		fs = append(fs, coherence.Field{Name: fmt.Sprintf("r%dpc", i), Bits: 32}, coherence.Field{Name: fmt.Sprintf("r%dtid", i), Bits: 16},
-			coherence.Field{Name: fmt.Sprintf("r%dseq", i), Bits: 32})
+		fs = append(fs, coherence.Field{Name: fmt.Sprintf("reader%d", i), Bits: 32 + tidBits})
+	}
+	for i := range h.spec.Readers {
+		fs = append(fs, coherence.Field{Name: fmt.Sprintf("stamp%d", i), Bits: 32})
 	}
 	return coherence.MetaRequest{Gran: h.spec.Gran, Fields: fs}
 }
@@ -221,7 +235,13 @@ func (h *HW) Attach(p *cpu.Port) error {
 		return err
 	}
 	p.State(h)
-	p.OnCheck(h.check)
+	if h.spec.Mode >= Rollback {
+		// The rollback modes ask for checkpoints at checks: every check
+		// runs.
+		p.OnCheck(h.check)
+	} else if err := p.OnCheckOwned(h.check, fOwner); err != nil {
+		return err
+	}
 	p.OnPerform(h.perform)
 	return p.Protocol(coherence.Hooks{OwnsMove: true, OnSnoop: h.snoop})
 }
@@ -235,10 +255,28 @@ func (h *HW) snoop(_ *coherence.Txn, _ *coherence.Snoop, resp, req []uint64, _ *
 	}
 }
 
+// ownerOf computes a granule's owner: t+1 when every writer and reader id
+// in it is thread t's, else (none, or several threads) 0.
+func (h *HW) ownerOf(g []uint64) uint64 {
+	o := uint64(0)
+	for _, id := range g[fW : fReaders+h.spec.Readers] {
+		if id == 0 {
+			continue
+		}
+		if t := id&tidMask + 1; o == 0 {
+			o = t
+		} else if o != t {
+			return 0
+		}
+	}
+	return o
+}
+
 // mergeGranule merges src's writer and readers into dst.
 func (h *HW) mergeGranule(dst, src []uint64) {
-	if dst[fWPC] == 0 {
-		dst[fWPC], dst[fWTid] = src[fWPC], src[fWTid]
+	defer func() { dst[fOwner] = h.ownerOf(dst) }()
+	if dst[fW] == 0 {
+		dst[fW] = src[fW]
 	}
 	rs := h.merge[:0]
 	rs = h.readersOf(rs, dst)
@@ -263,23 +301,23 @@ func (h *HW) mergeGranule(dst, src []uint64) {
 		}
 	}
 	// out is newest first; store oldest first.
-	for i := range h.spec.Readers {
-		f := dst[fReaders+i*readerFields : fReaders+(i+1)*readerFields]
+	k := h.spec.Readers
+	for i := range k {
 		if i < len(out) {
 			r := out[len(out)-1-i]
-			f[0], f[1], f[2] = uint64(r.pc)+1, uint64(r.tid), r.seq
+			dst[fReaders+i], dst[fReaders+k+i] = packID(r.pc, r.tid), r.seq
 		} else {
-			f[0], f[1], f[2] = 0, 0, 0
+			dst[fReaders+i], dst[fReaders+k+i] = 0, 0
 		}
 	}
 }
 
 // readersOf appends a granule's readers to rs.
 func (h *HW) readersOf(rs []reader, g []uint64) []reader {
-	for i := range h.spec.Readers {
-		f := g[fReaders+i*readerFields:]
-		if f[0] != 0 {
-			rs = append(rs, reader{pc: int32(f[0] - 1), tid: int32(f[1]), seq: f[2]})
+	k := h.spec.Readers
+	for i, id := range g[fReaders : fReaders+k] {
+		if id != 0 {
+			rs = append(rs, reader{pc: idPC(id), tid: idTid(id), seq: g[fReaders+k+i]})
 		}
 	}
 	return rs
@@ -301,9 +339,9 @@ func (h *HW) tracked(a *cpu.Access) bool {
 
 // check computes the access's immediate remote predecessors from its
 // granule and checks them against its PSet.
-func (h *HW) check(a *cpu.Access) cpu.Verdict {
+func (h *HW) check(a *cpu.Access, v *cpu.Verdict) {
 	if !h.tracked(a) {
-		return cpu.Verdict{}
+		return
 	}
 	if h.spec.Mode >= Rollback {
 		h.checkpoints()
@@ -316,11 +354,11 @@ func (h *HW) check(a *cpu.Access) cpu.Verdict {
 		h.writeCands(g, a.Thread)
 	}
 	if len(h.cands) == 0 {
-		return cpu.Verdict{}
+		return
 	}
 	ps := h.psets.At(a.PC)
 	if !ps.Tested && h.spec.IgnoreUntested {
-		return cpu.Verdict{}
+		return
 	}
 	cost := h.spec.CheckBase + h.spec.CheckPerEntry*core.Cycle(len(ps.Preds))
 	h.st.stats[statChecks]++
@@ -330,7 +368,8 @@ func (h *HW) check(a *cpu.Access) cpu.Verdict {
 	}
 	if !violated {
 		h.st.stats[statCheckCycles] += uint64(cost)
-		return cpu.Verdict{Delay: cost}
+		v.Delay = cost
+		return
 	}
 	stall := (h.spec.Mode == Stall || h.spec.Mode == StallThenRollback) && !a.TimedOut
 	rollback := !stall && (h.spec.Mode == Rollback || h.spec.Mode == StallThenRollback)
@@ -352,18 +391,20 @@ func (h *HW) check(a *cpu.Access) cpu.Verdict {
 	switch {
 	case stall:
 		h.st.stats[statStalls]++
-		return cpu.StallOnLine(a, h.spec.StallTimeout)
+		*v = cpu.StallOnLine(a, h.spec.StallTimeout)
+		return
 	case rollback:
 		h.rb.since++
 		h.rb.counts[0]++
 		// A different perturbation for every rollback of the run.
-		return cpu.Verdict{Kind: cpu.Rollback, Reseed: h.rb.counts[0]*0x9E3779B97F4A7C15 | 1}
+		*v = cpu.Verdict{Kind: cpu.Rollback, Reseed: h.rb.counts[0]*0x9E3779B97F4A7C15 | 1}
+		return
 	}
 	if a.TimedOut {
 		h.st.stats[statTimeouts]++
 	}
 	h.st.stats[statCheckCycles] += uint64(cost)
-	return cpu.Verdict{Delay: cost}
+	v.Delay = cost
 }
 
 // checkpoints asks for the rollback modes' checkpoints: the first at the
@@ -433,42 +474,43 @@ func b2u(b bool) uint64 {
 // readCands sets the candidate of a read by tid: the last writer, when
 // remote and neither it nor tid read the granule since the write.
 func (h *HW) readCands(g []uint64, tid int32) {
-	if g[fWPC] == 0 || int32(g[fWTid]) == tid {
+	if g[fW] == 0 || idTid(g[fW]) == tid {
 		return
 	}
-	w := int32(g[fWTid])
-	for i := range h.spec.Readers {
-		f := g[fReaders+i*readerFields:]
-		if f[0] != 0 && (int32(f[1]) == w || int32(f[1]) == tid) {
+	w := idTid(g[fW])
+	for _, id := range g[fReaders : fReaders+h.spec.Readers] {
+		if id == 0 {
+			break
+		}
+		if t := idTid(id); t == w || t == tid {
 			return
 		}
 	}
-	h.cands = append(h.cands, cand{pc: int32(g[fWPC] - 1), tid: w, dep: 0})
+	h.cands = append(h.cands, cand{pc: idPC(g[fW]), tid: w, dep: 0})
 }
 
 // writeCands sets the candidates of a write by tid: the readers after
 // tid's own last read, or, with no readers, the last writer when remote.
 func (h *HW) writeCands(g []uint64, tid int32) {
+	rs := g[fReaders : fReaders+h.spec.Readers]
 	n, from := 0, 0
-	for i := range h.spec.Readers {
-		f := g[fReaders+i*readerFields:]
-		if f[0] == 0 {
+	for i, id := range rs {
+		if id == 0 {
 			break
 		}
 		n++
-		if int32(f[1]) == tid {
+		if idTid(id) == tid {
 			from = i + 1
 		}
 	}
 	if n > 0 {
-		for i := from; i < n; i++ {
-			f := g[fReaders+i*readerFields:]
-			h.cands = append(h.cands, cand{pc: int32(f[0] - 1), tid: int32(f[1]), dep: 1})
+		for _, id := range rs[from:n] {
+			h.cands = append(h.cands, cand{pc: idPC(id), tid: idTid(id), dep: 1})
 		}
 		return
 	}
-	if g[fWPC] != 0 && int32(g[fWTid]) != tid {
-		h.cands = append(h.cands, cand{pc: int32(g[fWPC] - 1), tid: int32(g[fWTid]), dep: 2})
+	if g[fW] != 0 && idTid(g[fW]) != tid {
+		h.cands = append(h.cands, cand{pc: idPC(g[fW]), tid: idTid(g[fW]), dep: 2})
 	}
 }
 
@@ -481,39 +523,49 @@ func (h *HW) perform(a *cpu.Access) {
 	}
 	g := h.region.Granule(a.Meta, a.Addr)
 	h.st.seq++
-	if !a.Write || a.RMW {
-		h.addReader(g, reader{pc: a.PC, tid: a.Thread, seq: h.st.seq})
-	}
+	own := uint64(a.Thread) + 1
+	o := &g[fOwner]
 	if a.Stored {
-		g[fWPC], g[fWTid] = uint64(a.PC)+1, uint64(a.Thread)
+		// (An RMW's read is overwritten by its write at once.)
+		g[fW] = packID(a.PC, a.Thread)
 		clear(g[fReaders:])
+		*o = own
+		return
 	}
+	if *o == own {
+		// Every id here is this thread's: at most one reader, in slot 0.
+		g[fReaders], g[fReaders+h.spec.Readers] = packID(a.PC, a.Thread), h.st.seq
+		return
+	}
+	h.addReader(g, reader{pc: a.PC, tid: a.Thread, seq: h.st.seq})
+	*o = h.ownerOf(g)
 }
 
 // addReader makes r its thread's latest read, dropping the oldest reader
 // when the slots are full.
 func (h *HW) addReader(g []uint64, r reader) {
 	k := h.spec.Readers
+	ids, seqs := g[fReaders:fReaders+k], g[fReaders+k:fReaders+2*k]
 	n := 0
-	for n < k && g[fReaders+n*readerFields] != 0 {
+	for n < k && ids[n] != 0 {
 		n++
 	}
 	// Remove r.tid's earlier read, if any.
 	for i := 0; i < n; i++ {
-		f := g[fReaders+i*readerFields:]
-		if int32(f[1]) == r.tid {
-			copy(g[fReaders+i*readerFields:fReaders+n*readerFields], g[fReaders+(i+1)*readerFields:fReaders+n*readerFields])
+		if idTid(ids[i]) == r.tid {
+			copy(ids[i:n], ids[i+1:n])
+			copy(seqs[i:n], seqs[i+1:n])
 			n--
-			clear(g[fReaders+n*readerFields : fReaders+(n+1)*readerFields])
+			ids[n], seqs[n] = 0, 0
 			break
 		}
 	}
 	if n == k {
-		copy(g[fReaders:fReaders+(k-1)*readerFields], g[fReaders+readerFields:fReaders+k*readerFields])
+		copy(ids, ids[1:])
+		copy(seqs, seqs[1:])
 		n = k - 1
 	}
-	f := g[fReaders+n*readerFields:]
-	f[0], f[1], f[2] = uint64(r.pc)+1, uint64(r.tid), r.seq
+	ids[n], seqs[n] = packID(r.pc, r.tid), r.seq
 }
 
 // Save copies the hardware's state for a checkpoint (cpu.Stateful); the

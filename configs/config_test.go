@@ -64,6 +64,8 @@ var designTable = []struct{ key, value string }{
 	{"pset.recovery.stall_timeout_cycles", "100000"},
 	{"pset.recovery.checkpoint_interval_instrs", "100000"},
 	{"pset.recovery.max_rollbacks_per_checkpoint", "3"},
+	{"pset.recovery.perturbation", "delay_predecessor"},
+	{"pset.recovery.perturb_delay_cycles", "5000"},
 }
 
 func TestDefaultsMatchDesign(t *testing.T) {
@@ -356,6 +358,9 @@ func TestValidateErrors(t *testing.T) {
 		{"pset.recovery.max_rollbacks_per_checkpoint=-1", "pset.recovery.max_rollbacks_per_checkpoint", "must be from 0 to 1000, got -1"},
 		{"pset.recovery.max_rollbacks_per_checkpoint=1099511627776", "pset.recovery.max_rollbacks_per_checkpoint", "must be from 0 to 1000"},
 		{"pset.recovery.stall_timeout_cycles=1099511627776", "pset.recovery.stall_timeout_cycles", "must be at most 1000000000"},
+		{`pset.recovery.perturbation="shuffle"`, "pset.recovery.perturbation", `must be one of "jitter", "delay_violator", "delay_predecessor"`},
+		{"pset.recovery.perturb_delay_cycles=0", "pset.recovery.perturb_delay_cycles", `must be at least 1 with perturbation "delay_predecessor"`},
+		{"pset.recovery.perturb_delay_cycles=1099511627776", "pset.recovery.perturb_delay_cycles", "must be at most 1000000000"},
 	}
 	for _, tt := range tests {
 		if tt.key == "" {

@@ -54,6 +54,16 @@ type PSetRecovery struct {
 	// past it the violation is accepted, logged and added to the PSet, and
 	// a new checkpoint is taken there.
 	MaxRollbacksPerCheckpoint int `toml:"max_rollbacks_per_checkpoint"`
+	// Perturbation is how a re-execution after a rollback differs (the
+	// paper leaves it open): "jitter" reseeds every thread's timing
+	// jitter; "delay_violator" also holds the violating thread at the
+	// violating access for PerturbDelayCycles; "delay_predecessor" also
+	// holds the violation's predecessor thread at the predecessor's
+	// access until another thread touches that line, or
+	// PerturbDelayCycles.
+	Perturbation string `toml:"perturbation"`
+	// PerturbDelayCycles is the hold of the delay perturbations.
+	PerturbDelayCycles uint64 `toml:"perturb_delay_cycles"`
 }
 
 // MaxPSetReaders is the largest pset.max_readers_tracked.
@@ -66,7 +76,7 @@ const MaxPSetRollbacks = 1000
 func defaultPSet() PSet {
 	return PSet{Granularity: "word", MaxReadersTracked: 4, MetadataOnEvict: "lost", UntestedPolicy: "null", IncludeSyncOps: true,
 		CheckBaseCycles: 2, CheckPerEntryCycles: 1, Recovery: PSetRecovery{Mode: "stall", StallTimeoutCycles: 100_000,
-			CheckpointIntervalInstrs: 100_000, MaxRollbacksPerCheckpoint: 3}}
+			CheckpointIntervalInstrs: 100_000, MaxRollbacksPerCheckpoint: 3, Perturbation: "delay_predecessor", PerturbDelayCycles: 5_000}}
 }
 
 // psetProblems checks the [pset] keys.
@@ -82,12 +92,17 @@ func (c *Config) psetProblems(bad func(key, format string, args ...any)) {
 	for _, k := range []struct {
 		key string
 		v   uint64
-	}{{"pset.check_base_cycles", p.CheckBaseCycles}, {"pset.check_per_entry_cycles", p.CheckPerEntryCycles}, {"pset.recovery.stall_timeout_cycles", p.Recovery.StallTimeoutCycles}} {
+	}{{"pset.check_base_cycles", p.CheckBaseCycles}, {"pset.check_per_entry_cycles", p.CheckPerEntryCycles}, {"pset.recovery.stall_timeout_cycles", p.Recovery.StallTimeoutCycles},
+		{"pset.recovery.perturb_delay_cycles", p.Recovery.PerturbDelayCycles}} {
 		if k.v > MaxLatencyCycles {
 			bad(k.key, "must be at most %d, got %d", MaxLatencyCycles, k.v)
 		}
 	}
 	oneOf("pset.recovery.mode", p.Recovery.Mode, "log_only", "stall", "rollback", "stall_then_rollback")
+	oneOf("pset.recovery.perturbation", p.Recovery.Perturbation, "jitter", "delay_violator", "delay_predecessor")
+	if p.Recovery.Perturbation != "jitter" && p.Recovery.PerturbDelayCycles == 0 {
+		bad("pset.recovery.perturb_delay_cycles", "must be at least 1 with perturbation %q", p.Recovery.Perturbation)
+	}
 	if p.Recovery.CheckpointIntervalInstrs < 1 || p.Recovery.CheckpointIntervalInstrs > MaxLatencyCycles {
 		bad("pset.recovery.checkpoint_interval_instrs", "must be from 1 to %d, got %d", MaxLatencyCycles, p.Recovery.CheckpointIntervalInstrs)
 	}

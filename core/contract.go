@@ -209,6 +209,7 @@ var contracts = func() [NumKinds]Contract {
 	c.Addr = wordF
 	c.Words = [4]Field{{Label: "pred", Doc: "the predecessor instruction"}, {Label: "predtid", Doc: "the predecessor's thread"},
 		{Label: "dep", Doc: "0 RAW, 1 WAR, 2 WAW"}, {Label: "stalled", Doc: "1 when the access stalls or rolls back (it will be checked again), 0 when it proceeds with the violation"}}
+	c.Value = Field{Label: "window", Doc: "the required rollback window: instructions executed (all threads) since the predecessor's access, which a rollback must undo (rollback modes; 0 otherwise)"}
 	add(c)
 	for _, k := range []Kind{KindPSetCheck, KindRollbackExhausted, KindPSetUpdate} {
 		add(Contract{Kind: k, Group: "pset", Doc: reserved + " (PSet hardware, DESIGN.md §3)"})

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"weft/detectors"
 	"weft/detectors/avio"
 	"weft/detectors/pset"
+	"weft/internal/numfmt"
 	"weft/isa"
 	"weft/results"
 	"weft/sim"
@@ -389,16 +391,23 @@ func psetTable2(env Env, ks []*psetKernel, nTrain int) (Section, string, uint64,
 	if err != nil {
 		return Section{}, "", 0, err
 	}
-	modes := []string{"log_only", "stall", "off", "rollback"}
+	// rollback uses the default perturbation (hold the predecessor); the
+	// other two columns the alternatives.
+	modes := []string{"log_only", "stall", "off", "rollback", "rollback/jitter", "rollback/delay_violator"}
 	runs := min(psetTable2Runs, 2*nTrain) // within Table 1's held-out seeds
 	windows := make([][]float64, len(ks)*len(modes)*runs)
+	required := make([][]float64, len(ks)*len(modes)*runs)
 	var jobs []job
 	for _, k := range ks {
 		for _, mode := range modes {
 			cfg := k.cfg
 			cfg.PSet.Enabled = mode != "off"
 			if cfg.PSet.Enabled {
-				cfg.PSet.Recovery.Mode = mode
+				m, perturb, ok := strings.Cut(mode, "/")
+				cfg.PSet.Recovery.Mode = m
+				if ok {
+					cfg.PSet.Recovery.Perturbation = perturb
+				}
 			}
 			cfg.Sim.MaxCycles = psetTable2MaxCycles
 			ps := k.psets
@@ -408,12 +417,27 @@ func psetTable2(env Env, ks []*psetKernel, nTrain int) (Section, string, uint64,
 				case "off":
 					opts = nil
 				case "rollback":
-					// Each rollback's actual window: the instructions it
-					// discarded (the Rollback event's value).
-					w := &windows[len(jobs)]
+					// Each rollback's actual window (the instructions it
+					// discarded: the Rollback event's value) and required
+					// window (the largest over the violating pairs that
+					// asked for it: instructions since the predecessor's
+					// access).
+					w, req := &windows[len(jobs)], &required[len(jobs)]
 					opts = func() []sim.Option {
+						var last int64 = -1
 						return []sim.Option{sim.WithPSets(ps), sim.WithStatGroups(),
-							sim.WithObserver(core.MaskOf(core.KindRollback), core.ObserverFunc(func(e *core.Event) { *w = append(*w, float64(e.Value)) }))}
+							sim.WithObserver(core.MaskOf(core.KindRollback, core.KindPSetViolation), core.ObserverFunc(func(e *core.Event) {
+								switch {
+								case e.Kind == core.KindRollback:
+									*w = append(*w, float64(e.Value))
+									if last >= 0 {
+										*req = append(*req, float64(last))
+									}
+									last = -1
+								case e.Words[3] == 1:
+									last = max(last, e.Value)
+								}
+							}))}
 					}
 				}
 				jobs = append(jobs, job{Config: cfg, Program: k.prog, Seed: cfg.Sim.Seed + uint64(nTrain+s), Options: opts})
@@ -433,17 +457,23 @@ func psetTable2(env Env, ks []*psetKernel, nTrain int) (Section, string, uint64,
 		return i
 	}
 	t := results.NewTable("table2", "PSet Table 2: failing runs with the PSet hardware logging only, stalling and rolling back, weft beside the paper",
-		"#", "kernel", "failing (log_only)", "failing (stall)", "stall avoids (weft)", "stall (paper)", "failing (rollback)", "rollback avoids (weft)", "rollback (paper)", "stalls", "stall timeouts", "rollbacks",
-		"rollback window, median (weft)", "rollback window, max (weft)", "rollback window (paper)")
+		"#", "kernel", "failing (log_only)", "failing (stall)", "stall avoids (weft)", "stall (paper)", "failing (rollback)", "rollback avoids (weft)", "rollback (paper)",
+		"failing (rollback, jitter only)", "failing (rollback, hold violator)", "stalls", "stall timeouts", "rollbacks",
+		"required window, median (weft)", "required window, max (weft)", "actual window, median (weft)", "actual window, max (weft)", "rollback window (paper)")
 	over := results.NewTable("overhead", "The PSet hardware's simulated cost, logging only, over the same seeds with it off (runs that passed both ways)",
 		"#", "kernel", "runs", "cycles off (median)", "cycles on (median)", "overhead %", "checks per 10k mem ops", "check cycles per 10k mem ops", "metadata bus bytes per 10k mem ops")
 	agree, total := 0, 0
 	var avoided, kept, rbAvoided []string
+	type rowMedian struct {
+		row int
+		med float64
+	}
+	var reqMedians []rowMedian
 	var overs []float64
 	for i, k := range ks {
-		var fail [4]int
+		var fail [6]int
 		var stalls, timeouts, rollbacks uint64
-		var win []float64
+		var win, req []float64
 		base := (len(modes) * i) * runs
 		var offC, onC []float64
 		var checks, checkCyc, metaB, memOps float64
@@ -466,7 +496,7 @@ func psetTable2(env Env, ks []*psetKernel, nTrain int) (Section, string, uint64,
 			overs = append(overs, o)
 			over.AddRow(k.row, k.name, len(onC), mOff, mOn, o, 1e4*checks/memOps, 1e4*checkCyc/memOps, 1e4*metaB/memOps)
 		}
-		for _, m := range []int{0, 1, 3} {
+		for _, m := range []int{0, 1, 3, 4, 5} {
 			o := (len(modes)*i + m) * runs
 			for _, r := range all[o : o+runs] {
 				if r.Outcome != "pass" {
@@ -488,6 +518,7 @@ func psetTable2(env Env, ks []*psetKernel, nTrain int) (Section, string, uint64,
 			if m == 3 {
 				for s := range runs {
 					win = append(win, windows[o+s]...)
+					req = append(req, required[o+s]...)
 				}
 			}
 		}
@@ -516,9 +547,16 @@ func psetTable2(env Env, ks []*psetKernel, nTrain int) (Section, string, uint64,
 				paperWin = results.FormatCell(row[col("rollback_window_instrs")])
 			}
 		}
-		var winMed, winMax any = "", ""
-		if len(win) > 0 {
-			winMed, winMax = results.Summarize(win).Median, slices.Max(win)
+		medMax := func(xs []float64) (any, any) {
+			if len(xs) == 0 {
+				return "", ""
+			}
+			return results.Summarize(xs).Median, slices.Max(xs)
+		}
+		winMed, winMax := medMax(win)
+		reqMed, reqMax := medMax(req)
+		if len(req) > 0 {
+			reqMedians = append(reqMedians, rowMedian{k.row, results.Summarize(req).Median})
 		}
 		if paperStall != "" && ours != "—" {
 			total++
@@ -526,7 +564,7 @@ func psetTable2(env Env, ks []*psetKernel, nTrain int) (Section, string, uint64,
 				agree++
 			}
 		}
-		t.AddRow(k.row, k.name, fail[0], fail[1], ours, paperStall, fail[3], oursRB, paperRB, stalls, timeouts, rollbacks, winMed, winMax, paperWin)
+		t.AddRow(k.row, k.name, fail[0], fail[1], ours, paperStall, fail[3], oursRB, paperRB, fail[4], fail[5], stalls, timeouts, rollbacks, reqMed, reqMax, winMed, winMax, paperWin)
 	}
 	t.Notes = []string{fmt.Sprintf("%d held-out seeds per kernel and mode (the first of Table 1's), hang limit %d cycles; — where no run failed with the hardware logging only. \"stalls\" counts stall verdicts, re-stalls after a wake included. The paper's Table 2 lists rows 1–15 (PSet did not detect 16 and 17).", runs, psetTable2MaxCycles)}
 	sec := Section{
@@ -549,15 +587,51 @@ stalled thread holds what the other needs (a deadlock) or when the PSet is null 
 makes the check pass; the timeout then lets the access through.`,
 			psetOverheadComment(overs), strings.Join(avoided, ", "), strings.Join(kept, ", "), agree, total),
 	}
+	// The rows each alternative perturbation avoids, and the row with the
+	// largest median required window.
+	alt := func(m int) string {
+		var rows []string
+		for i, k := range ks {
+			o := (len(modes)*i + m) * runs
+			f0, f := 0, 0
+			for s := 0; s < runs; s++ {
+				if all[(len(modes)*i)*runs+s].Outcome != "pass" {
+					f0++
+				}
+				if all[o+s].Outcome != "pass" {
+					f++
+				}
+			}
+			if f0 > 0 && f == 0 {
+				rows = append(rows, fmt.Sprint(k.row))
+			}
+		}
+		return strings.Join(rows, ", ")
+	}
+	widest := "no rollback"
+	if len(reqMedians) > 0 {
+		w := slices.MaxFunc(reqMedians, func(a, b rowMedian) int { return cmp.Compare(a.med, b.med) })
+		widest = fmt.Sprintf("row %d (median %s instructions)", w.row, string(numfmt.Append(nil, w.med)))
+	}
 	sec.Comment += fmt.Sprintf(`
 
-Rolling back avoids rows %s (the paper: all 15). A rollback re-executes from the checkpoint with
-perturbed timing jitter; where the bad interleaving is the likely one (the kernels' windows are
-built to be hit), three re-executions often take it again and the violation is then accepted. The
-paper's perturbation is unspecified. The rollback windows are the instructions each rollback actually
-discarded (all threads; checkpoints every 10^5 instructions and after outputs), beside the paper's
-required windows (0–4,760 instructions, the distance back to the earliest access to undo); the
-required window is not measured yet, nor Table 3.`, strings.Join(rbAvoided, ", "))
+Rolling back avoids rows %s (the paper: all 15). weft's default perturbation holds the
+violation's predecessor at its access in the re-execution until another thread touches that line
+(pset.recovery.perturbation = "delay_predecessor"): that undoes an order violation whose first
+access already happened, which no stall can. Reseeding the timing jitter alone avoids rows %s;
+holding the violating thread at its access instead avoids rows %s, no more than stalling (it is a
+stall after a rollback). The paper's perturbation is unspecified (the digest lists delaying the
+violator, random quanta and priority swaps). Row 1's faulting access is never checked; the rows
+rollback leaves are atomicity violations whose every re-execution repeats a violation (each
+violating run gets at most 3 rollbacks a checkpoint, then the pair is accepted and learned).
+
+The required window is, for each rollback, the instructions executed (all threads) since the
+earliest access it must undo: the predecessor's, recorded in the metadata (host fields beside the
+hardware's). The widest is %s; the paper's largest is row 6's 4,760, the read long before
+the write. The actual window (instructions each rollback discarded, checkpoints every 10^5
+instructions and after every output) is at least the required one whenever a rollback could
+succeed; where it is shorter the checkpoint is after the predecessor and only a later checkpoint's
+violation can be avoided.`, strings.Join(rbAvoided, ", "), alt(4), alt(5), widest)
 	return sec, fmt.Sprintf("PSet Table 2 (hardware): stalling avoids rows %s (paper 1, 5, 10, 11, 12, 14), %d of %d rows as the paper; rolling back avoids rows %s (paper 1–15)\n",
 		strings.Join(avoided, ", "), agree, total, strings.Join(rbAvoided, ", ")), instrs, nil
 }

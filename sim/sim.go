@@ -209,7 +209,10 @@ func PSetSpec(p configs.PSet, psets isa.PSets) psethw.Spec {
 	return psethw.Spec{PSets: psets, Gran: gran, Readers: p.MaxReadersTracked, IgnoreUntested: p.UntestedPolicy == "ignore",
 		IgnoreSync: !p.IncludeSyncOps, CheckBase: core.Cycle(p.CheckBaseCycles), CheckPerEntry: core.Cycle(p.CheckPerEntryCycles),
 		Mode: mode, StallTimeout: core.Cycle(p.Recovery.StallTimeoutCycles),
-		CheckpointInterval: p.Recovery.CheckpointIntervalInstrs, MaxRollbacks: p.Recovery.MaxRollbacksPerCheckpoint}
+		CheckpointInterval: p.Recovery.CheckpointIntervalInstrs, MaxRollbacks: p.Recovery.MaxRollbacksPerCheckpoint,
+		Perturb: map[string]psethw.Perturbation{"jitter": psethw.Jitter, "delay_violator": psethw.DelayViolator,
+			"delay_predecessor": psethw.DelayPredecessor}[p.Recovery.Perturbation],
+		PerturbDelay: core.Cycle(p.Recovery.PerturbDelayCycles)}
 }
 
 // BugabooSpec converts the [bugaboo] config table to BB-HW's spec.

@@ -97,7 +97,29 @@ type Spec struct {
 	// violation is accepted, its pairs join the PSets and a checkpoint is
 	// taken at the violation.
 	MaxRollbacks int
+	// Perturb is how a re-execution differs; every rollback also reseeds
+	// the threads' jitter.
+	Perturb Perturbation
+	// PerturbDelay is the delay perturbations' hold in cycles.
+	PerturbDelay core.Cycle
 }
+
+// Perturbation is how a re-execution after a rollback differs.
+type Perturbation uint8
+
+// The perturbations.
+const (
+	// Jitter only reseeds every thread's timing jitter.
+	Jitter Perturbation = iota
+	// DelayViolator also holds the violating thread at the violating
+	// access for PerturbDelay cycles when the re-execution reaches it.
+	DelayViolator
+	// DelayPredecessor also holds the predecessor's thread at the
+	// predecessor's access (its next one at that instruction) until
+	// another thread touches that line, or PerturbDelay cycles: the
+	// violator may then go first.
+	DelayPredecessor
+)
 
 // MaxReaders is the most reader slots a granule may have.
 const MaxReaders = 16
@@ -109,6 +131,7 @@ const (
 	statViolations
 	statStalls
 	statTimeouts
+	statStallCycles
 	numStats
 )
 
@@ -116,17 +139,32 @@ const (
 // predecessor, re-checks included), check_cycles (the cost charged to
 // proceeding checks), violations (violating pairs an access proceeded
 // with), stalls (stall verdicts, re-stalls after a wake included) and
-// stall_timeouts (accesses a timeout let through).
-var statNames = [numStats]string{"checks", "check_cycles", "violations", "stalls", "stall_timeouts"}
+// stall_timeouts (accesses a timeout let through) and stall_cycles (the
+// cycles stalled accesses waited, perturbation holds included).
+var statNames = [numStats]string{"checks", "check_cycles", "violations", "stalls", "stall_timeouts", "stall_cycles"}
 
 // The rollback counters (not rolled back with the run): rollbacks asked
 // for, checkpoints the machine took, violations accepted without a
 // rollback (no checkpoint, max_rollbacks reached, or an output since the
 // checkpoint: the output's own checkpoint is asked for at the next check,
-// so a violation at that very check is accepted), and the pairs those
-// added to the PSets. The other counters describe the execution that was
+// so a violation at that very check is accepted), the pairs those added
+// to the PSets, the cycles and instructions the rollbacks discarded
+// (counted when each was asked for: the actual windows), and the
+// perturbation holds. The other counters describe the execution that was
 // kept: a rollback restores them.
-var rbNames = []string{"rollbacks", "checkpoints", "rollbacks_exhausted", "pset_updates"}
+var rbNames = []string{"rollbacks", "checkpoints", "rollbacks_exhausted", "pset_updates", "rollback_cycles", "rollback_instrs", "perturb_holds"}
+
+// The indices of rb.counts.
+const (
+	rbRollbacks = iota
+	_           // checkpoints: the machine counts them
+	rbExhausted
+	rbUpdates
+	rbCycles
+	rbInstrs
+	rbHolds
+	numRB
+)
 
 // Field layout of a granule: the owner (a host field, not hardware: t+1
 // when every id in the granule is thread t's, else 0; the core skips the
@@ -142,6 +180,10 @@ const (
 	tidMask  = 1<<tidBits - 1
 )
 
+// fIns is the index of a granule's writer instruction count (the rollback
+// modes); the readers' follow it.
+func (h *HW) fIns() int { return fReaders + 2*h.spec.Readers }
+
 // packID packs an instruction and thread into a writer or reader id.
 func packID(pc, tid int32) uint64 { return (uint64(pc)+1)<<tidBits | uint64(tid)&tidMask }
 
@@ -153,6 +195,8 @@ func idTid(id uint64) int32 { return int32(id & tidMask) }
 type state struct {
 	seq   uint64
 	stats [numStats]uint64
+	// stallAt is when each core's current stall began (0: none).
+	stallAt []core.Cycle
 }
 
 // HW is the PSet hardware attached to one machine.
@@ -170,23 +214,32 @@ type HW struct {
 	// rb is the rollback modes' bookkeeping. It is not checkpointed: it
 	// must survive the rollbacks it counts.
 	rb struct {
-		since  int       // rollbacks to the current checkpoint
-		ckID   [2]uint64 // the current checkpoint's cycle and instructions
-		asked  bool      // a first checkpoint was asked for
-		counts [4]uint64 // rollbacks, (unused: the machine counts checkpoints), exhausted, updates
-		owned  bool      // psets is this machine's copy (online updates)
+		since  int           // rollbacks to the current checkpoint
+		ckID   [2]uint64     // the current checkpoint's cycle and instructions
+		asked  bool          // a first checkpoint was asked for
+		counts [numRB]uint64 // see rbNames
+		owned  bool          // psets is this machine's copy (online updates)
+		hold   struct {      // the perturbation of the re-execution
+			active  bool
+			tid, pc int32
+		}
 	}
+	// ins reports that granules keep each access's instruction count (the
+	// rollback modes: the required rollback window).
+	ins   bool
 	psets isa.PSets
 }
 
 type cand struct {
 	pc, tid int32
 	dep     uint64 // 0 RAW, 1 WAR, 2 WAW
+	ins     uint64 // the machine's instructions at the access, +1 (0: unknown)
 }
 
 type reader struct {
 	pc, tid int32
 	seq     uint64
+	ins     uint64 // as cand.ins
 }
 
 // New returns the PSet hardware with the given spec.
@@ -197,7 +250,7 @@ func New(spec Spec) (*HW, error) {
 	if (spec.Mode == Rollback || spec.Mode == StallThenRollback) && spec.CheckpointInterval == 0 {
 		return nil, fmt.Errorf("pset: a rollback mode needs a checkpoint interval")
 	}
-	return &HW{spec: spec, psets: spec.PSets}, nil
+	return &HW{spec: spec, psets: spec.PSets, ins: spec.Mode >= Rollback}, nil
 }
 
 // Name returns "pset".
@@ -214,6 +267,14 @@ func (h *HW) Meta() coherence.MetaRequest {
 	for i := range h.spec.Readers {
 		fs = append(fs, coherence.Field{Name: fmt.Sprintf("stamp%d", i), Bits: 32})
 	}
+	if h.ins {
+		// Host fields: the machine's instruction count at the writer's and
+		// each reader's access, for the required rollback window.
+		fs = append(fs, coherence.Field{Name: "writer_instrs", Host: true})
+		for i := range h.spec.Readers {
+			fs = append(fs, coherence.Field{Name: fmt.Sprintf("instrs%d", i), Host: true})
+		}
+	}
 	return coherence.MetaRequest{Gran: h.spec.Gran, Fields: fs}
 }
 
@@ -226,6 +287,7 @@ func (h *HW) Attach(p *cpu.Port) error {
 	h.cands = make([]cand, 0, MaxReaders+1)
 	h.merge = make([]reader, 0, 2*MaxReaders)
 	h.kept = make([]reader, 0, MaxReaders)
+	h.st.stallAt = make([]core.Cycle, p.Cores())
 	names := append(statNames[:len(statNames):len(statNames)], rbNames...)
 	if err := p.Stats(names, func(dst []uint64) {
 		copy(dst, h.st.stats[:])
@@ -277,6 +339,9 @@ func (h *HW) mergeGranule(dst, src []uint64) {
 	defer func() { dst[fOwner] = h.ownerOf(dst) }()
 	if dst[fW] == 0 {
 		dst[fW] = src[fW]
+		if h.ins {
+			dst[h.fIns()] = src[h.fIns()]
+		}
 	}
 	rs := h.merge[:0]
 	rs = h.readersOf(rs, dst)
@@ -303,11 +368,15 @@ func (h *HW) mergeGranule(dst, src []uint64) {
 	// out is newest first; store oldest first.
 	k := h.spec.Readers
 	for i := range k {
+		var r reader
 		if i < len(out) {
-			r := out[len(out)-1-i]
+			r = out[len(out)-1-i]
 			dst[fReaders+i], dst[fReaders+k+i] = packID(r.pc, r.tid), r.seq
 		} else {
 			dst[fReaders+i], dst[fReaders+k+i] = 0, 0
+		}
+		if h.ins {
+			dst[h.fIns()+1+i] = r.ins
 		}
 	}
 }
@@ -317,7 +386,11 @@ func (h *HW) readersOf(rs []reader, g []uint64) []reader {
 	k := h.spec.Readers
 	for i, id := range g[fReaders : fReaders+k] {
 		if id != 0 {
-			rs = append(rs, reader{pc: idPC(id), tid: idTid(id), seq: g[fReaders+k+i]})
+			r := reader{pc: idPC(id), tid: idTid(id), seq: g[fReaders+k+i]}
+			if h.ins {
+				r.ins = g[h.fIns()+1+i]
+			}
+			rs = append(rs, r)
 		}
 	}
 	return rs
@@ -340,6 +413,15 @@ func (h *HW) tracked(a *cpu.Access) bool {
 // check computes the access's immediate remote predecessors from its
 // granule and checks them against its PSet.
 func (h *HW) check(a *cpu.Access, v *cpu.Verdict) {
+	if at := h.st.stallAt[a.Core]; at != 0 {
+		// The re-check of a stalled access.
+		h.st.stats[statStallCycles] += uint64(a.Cycle - at)
+		h.st.stallAt[a.Core] = 0
+	}
+	if h.rb.hold.active && a.Thread == h.rb.hold.tid && a.PC == h.rb.hold.pc {
+		h.perturb(a, v)
+		return
+	}
 	if !h.tracked(a) {
 		return
 	}
@@ -379,25 +461,44 @@ func (h *HW) check(a *cpu.Access, v *cpu.Verdict) {
 		// since it cannot be undone: accept the interleaving, learn it,
 		// and checkpoint here.
 		rollback = false
-		h.rb.counts[2]++
+		h.rb.counts[rbExhausted]++
 		h.learn(a.PC)
 		m.RequestCheckpoint()
 	}
-	for _, c := range h.cands {
+	var now uint64
+	if h.ins {
+		now = m.Instructions() + 1
+	}
+	first := -1
+	for i, c := range h.cands {
 		if !ps.Has(c.pc) {
-			h.violation(a, c, stall || rollback)
+			h.violation(a, c, stall || rollback, now)
+			if first < 0 {
+				first = i
+			}
 		}
 	}
 	switch {
 	case stall:
 		h.st.stats[statStalls]++
+		h.st.stallAt[a.Core] = a.Cycle
 		*v = cpu.StallOnLine(a, h.spec.StallTimeout)
 		return
 	case rollback:
+		ck := m.Checkpoint()
 		h.rb.since++
-		h.rb.counts[0]++
-		// A different perturbation for every rollback of the run.
-		*v = cpu.Verdict{Kind: cpu.Rollback, Reseed: h.rb.counts[0]*0x9E3779B97F4A7C15 | 1}
+		h.rb.counts[rbRollbacks]++
+		h.rb.counts[rbCycles] += uint64(a.Cycle - ck.Cycle)
+		h.rb.counts[rbInstrs] += m.Instructions() - ck.Instructions
+		switch h.spec.Perturb {
+		case DelayViolator:
+			h.rb.hold.active, h.rb.hold.tid, h.rb.hold.pc = true, a.Thread, a.PC
+		case DelayPredecessor:
+			c := h.cands[first]
+			h.rb.hold.active, h.rb.hold.tid, h.rb.hold.pc = true, c.tid, c.pc
+		}
+		// A different jitter stream for every rollback of the run.
+		*v = cpu.Verdict{Kind: cpu.Rollback, Reseed: h.rb.counts[rbRollbacks]*0x9E3779B97F4A7C15 | 1}
 		return
 	}
 	if a.TimedOut {
@@ -405,6 +506,20 @@ func (h *HW) check(a *cpu.Access, v *cpu.Verdict) {
 	}
 	h.st.stats[statCheckCycles] += uint64(cost)
 	v.Delay = cost
+}
+
+// perturb holds the access the last rollback chose, once: the violating
+// thread for PerturbDelay cycles, or the predecessor's until another
+// thread touches its line (at most PerturbDelay cycles).
+func (h *HW) perturb(a *cpu.Access, v *cpu.Verdict) {
+	h.rb.hold.active = false
+	h.rb.counts[rbHolds]++
+	h.st.stallAt[a.Core] = a.Cycle
+	if h.spec.Perturb == DelayViolator {
+		*v = cpu.Verdict{Kind: cpu.Stall, Wait: core.Wait{Until: core.UntilCycle, Cycle: a.Cycle + h.spec.PerturbDelay}}
+		return
+	}
+	*v = cpu.StallOnLine(a, h.spec.PerturbDelay)
 }
 
 // checkpoints asks for the rollback modes' checkpoints: the first at the
@@ -446,19 +561,25 @@ func (h *HW) learn(pc int32) {
 		if !slices.Contains(ps.Preds, c.pc) {
 			ps.Preds = append(slices.Clone(ps.Preds), c.pc)
 			slices.Sort(ps.Preds)
-			h.rb.counts[3]++
+			h.rb.counts[rbUpdates]++
 		}
 	}
 }
 
 // violation logs one violating pair of a check: stalled says the access
-// stalls (it will be checked again) rather than proceeding with it.
-func (h *HW) violation(a *cpu.Access, c cand, stalled bool) {
+// stalls (it will be checked again) rather than proceeding with it; now is
+// the machine's instruction count + 1 in the rollback modes (else 0), for
+// the required rollback window.
+func (h *HW) violation(a *cpu.Access, c cand, stalled bool, now uint64) {
 	if !stalled {
 		h.st.stats[statViolations]++
 	}
 	if h.events.Watching(core.KindPSetViolation) {
-		h.ev = core.Event{Kind: core.KindPSetViolation, Cycle: a.Cycle, Core: int32(a.Core), Thread: a.Thread, PC: a.PC, Addr: a.Addr}
+		var window int64
+		if now != 0 && c.ins != 0 {
+			window = int64(now - c.ins)
+		}
+		h.ev = core.Event{Kind: core.KindPSetViolation, Cycle: a.Cycle, Core: int32(a.Core), Thread: a.Thread, PC: a.PC, Addr: a.Addr, Value: window}
 		h.ev.Words = [4]uint64{uint64(c.pc), uint64(c.tid), c.dep, b2u(stalled)}
 		h.events.Emit(&h.ev)
 	}
@@ -486,7 +607,15 @@ func (h *HW) readCands(g []uint64, tid int32) {
 			return
 		}
 	}
-	h.cands = append(h.cands, cand{pc: idPC(g[fW]), tid: w, dep: 0})
+	h.cands = append(h.cands, cand{pc: idPC(g[fW]), tid: w, dep: 0, ins: h.writerIns(g)})
+}
+
+// writerIns returns the writer's instruction count (+1; 0: unknown).
+func (h *HW) writerIns(g []uint64) uint64 {
+	if !h.ins {
+		return 0
+	}
+	return g[h.fIns()]
 }
 
 // writeCands sets the candidates of a write by tid: the readers after
@@ -504,13 +633,17 @@ func (h *HW) writeCands(g []uint64, tid int32) {
 		}
 	}
 	if n > 0 {
-		for _, id := range rs[from:n] {
-			h.cands = append(h.cands, cand{pc: idPC(id), tid: idTid(id), dep: 1})
+		for i := from; i < n; i++ {
+			c := cand{pc: idPC(rs[i]), tid: idTid(rs[i]), dep: 1}
+			if h.ins {
+				c.ins = g[h.fIns()+1+i]
+			}
+			h.cands = append(h.cands, c)
 		}
 		return
 	}
 	if g[fW] != 0 && idTid(g[fW]) != tid {
-		h.cands = append(h.cands, cand{pc: idPC(g[fW]), tid: idTid(g[fW]), dep: 2})
+		h.cands = append(h.cands, cand{pc: idPC(g[fW]), tid: idTid(g[fW]), dep: 2, ins: h.writerIns(g)})
 	}
 }
 
@@ -525,19 +658,29 @@ func (h *HW) perform(a *cpu.Access) {
 	h.st.seq++
 	own := uint64(a.Thread) + 1
 	o := &g[fOwner]
+	var ins uint64
+	if h.ins {
+		ins = h.port.Machine().Instructions() + 1
+	}
 	if a.Stored {
 		// (An RMW's read is overwritten by its write at once.)
 		g[fW] = packID(a.PC, a.Thread)
 		clear(g[fReaders:])
 		*o = own
+		if h.ins {
+			g[h.fIns()] = ins
+		}
 		return
 	}
 	if *o == own {
 		// Every id here is this thread's: at most one reader, in slot 0.
 		g[fReaders], g[fReaders+h.spec.Readers] = packID(a.PC, a.Thread), h.st.seq
+		if h.ins {
+			g[h.fIns()+1] = ins
+		}
 		return
 	}
-	h.addReader(g, reader{pc: a.PC, tid: a.Thread, seq: h.st.seq})
+	h.addReader(g, reader{pc: a.PC, tid: a.Thread, seq: h.st.seq, ins: ins})
 	*o = h.ownerOf(g)
 }
 
@@ -546,6 +689,10 @@ func (h *HW) perform(a *cpu.Access) {
 func (h *HW) addReader(g []uint64, r reader) {
 	k := h.spec.Readers
 	ids, seqs := g[fReaders:fReaders+k], g[fReaders+k:fReaders+2*k]
+	var ins []uint64
+	if h.ins {
+		ins = g[h.fIns()+1 : h.fIns()+1+k]
+	}
 	n := 0
 	for n < k && ids[n] != 0 {
 		n++
@@ -557,15 +704,25 @@ func (h *HW) addReader(g []uint64, r reader) {
 			copy(seqs[i:n], seqs[i+1:n])
 			n--
 			ids[n], seqs[n] = 0, 0
+			if ins != nil {
+				copy(ins[i:n+1], ins[i+1:n+1])
+				ins[n] = 0
+			}
 			break
 		}
 	}
 	if n == k {
 		copy(ids, ids[1:])
 		copy(seqs, seqs[1:])
+		if ins != nil {
+			copy(ins, ins[1:])
+		}
 		n = k - 1
 	}
 	ids[n], seqs[n] = packID(r.pc, r.tid), r.seq
+	if ins != nil {
+		ins[n] = r.ins
+	}
 }
 
 // Save copies the hardware's state for a checkpoint (cpu.Stateful); the
@@ -575,9 +732,16 @@ func (h *HW) Save(buf any) any {
 	if s == nil {
 		s = &state{}
 	}
+	stallAt := append(s.stallAt[:0], h.st.stallAt...)
 	*s = h.st
+	s.stallAt = stallAt
 	return s
 }
 
 // Load restores the hardware's state from a checkpoint (cpu.Stateful).
-func (h *HW) Load(buf any) { h.st = *buf.(*state) }
+func (h *HW) Load(buf any) {
+	s := buf.(*state)
+	stallAt := append(h.st.stallAt[:0], s.stallAt...)
+	h.st = *s
+	h.st.stallAt = stallAt
+}

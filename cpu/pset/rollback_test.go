@@ -5,6 +5,7 @@ import (
 
 	"weft/core"
 	"weft/sim"
+	"weft/workloads"
 )
 
 // An output between a checkpoint and the first check after it must not
@@ -122,5 +123,83 @@ t1:    work 1000
 	}
 	if got := stat(t, r, "checkpoints"); got != uint64(len(log.evs)) {
 		t.Errorf("checkpoints = %d, but %d Checkpoint events", got, len(log.evs))
+	}
+}
+
+// TestWindowsAndCosts checks the required and actual rollback windows and
+// the cost counters on row 6 (the read long before the write): every
+// violation that rolls back carries its required window (instructions
+// since the predecessor's access, > 0); the actual windows the Rollback
+// events report sum to at least the rollback_instrs counter (counted when
+// each rollback was asked for, a little before it happens); holding the
+// predecessor after each rollback is counted; stalling on row 5 counts
+// the cycles stalled.
+func TestWindowsAndCosts(t *testing.T) {
+	name := workloads.RowKernels()["pset:6"][0]
+	prog, err := workloads.Program(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := train0(t, name, 100)
+	cfg := kernelConfig(prog)
+	cfg.PSet.Enabled = true
+	cfg.PSet.Recovery.Mode = "rollback"
+	checked := 0
+	for s := uint64(101); s <= 140; s++ {
+		log := &evLog{}
+		r, err := sim.Run(cfg, prog, s, sim.WithPSets(ps), sim.WithStatGroups(),
+			sim.WithObserver(core.MaskOf(core.KindPSetViolation, core.KindRollback), log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := r.Groups.Get("ext.pset")
+		rbs, _ := g.Stats.Get("rollbacks")
+		instrs, _ := g.Stats.Get("rollback_instrs")
+		holds, _ := g.Stats.Get("perturb_holds")
+		var actual int64
+		rolled := 0
+		for _, e := range log.evs {
+			switch e.Kind {
+			case core.KindRollback:
+				actual += e.Value
+				rolled++
+			case core.KindPSetViolation:
+				if e.Words[3] == 1 && e.Value <= 0 {
+					t.Errorf("seed %d: a violation that rolled back has required window %d", s, e.Value)
+				}
+			}
+		}
+		if int(rbs) != rolled || float64(actual) < instrs || (rolled > 0 && instrs <= 0) || holds > rbs {
+			t.Errorf("seed %d: rollbacks %v (events %d), rollback_instrs %v, actual windows %d, holds %v", s, rbs, rolled, instrs, actual, holds)
+		}
+		if rolled > 0 {
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatalf("%s rolled back on none of seeds 101..140", name)
+	}
+	name = workloads.RowKernels()["pset:5"][0]
+	prog, _ = workloads.Program(name)
+	cfg = kernelConfig(prog)
+	cfg.PSet.Enabled = true
+	cfg.PSet.Recovery.Mode = "stall"
+	ps = train0(t, name, 100)
+	stalled := false
+	for s := uint64(101); s <= 140; s++ {
+		r, err := sim.Run(cfg, prog, s, sim.WithPSets(ps), sim.WithStatGroups())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := r.Groups.Get("ext.pset")
+		st, _ := g.Stats.Get("stalls")
+		cyc, _ := g.Stats.Get("stall_cycles")
+		if (st > 0) != (cyc > 0) {
+			t.Errorf("seed %d: %v stalls, %v stall cycles", s, st, cyc)
+		}
+		stalled = stalled || st > 0
+	}
+	if !stalled {
+		t.Fatalf("%s stalled on none of seeds 101..140", name)
 	}
 }

@@ -536,6 +536,7 @@ var correctKernels = map[string][]string{
 	"matmul":                        {},
 	"msgpass":                       {"ack", "flag", "msg", "msg+8"},
 	"prodcons":                      {},
+	"pset-bmove":                    {},
 	"stencil":                       {"A+64", "A+72", "A+128", "A+136", "A+192", "A+200"},
 }
 

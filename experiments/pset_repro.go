@@ -100,6 +100,11 @@ func runPSet(env Env) (*Report, error) {
 	}
 	sum += sum2
 	instrs += n2
+	t3, n5, err := psetTable3(env, ks, nTrain)
+	if err != nil {
+		return fail(err)
+	}
+	instrs += n5
 	sens, n3, err := psetSensitivity(env, ks, nTrain)
 	if err != nil {
 		return fail(err)
@@ -113,7 +118,7 @@ func runPSet(env Env) (*Report, error) {
 	sens.Tables = append(sens.Tables, rec.Tables...)
 	sens.Plots = append(sens.Plots, rec.Plots...)
 	sens.Comment += "\n\n" + rec.Comment
-	sections := []Section{t1, t2, sens}
+	sections := []Section{t1, t2, t3, sens}
 	sections = append(append(sections, psetFigure8(curves, nTrain)), sizes...)
 	return &Report{
 		Name:  "pset",

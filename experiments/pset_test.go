@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
@@ -135,6 +136,36 @@ func TestPSetReproduction(t *testing.T) {
 	}
 	if widestRow != "6" {
 		t.Errorf("Table 2: the widest median required window is row %s's (%v instructions), want row 6's", widestRow, widest)
+	}
+	// Table 3: every program of the paper's list has a row; total is
+	// stall + rollback + cannot resolve; the profiles have no false
+	// violation after 10 training seeds; pset-bmove's unseen seeds exceed
+	// some training window's fill (cannot resolve > 0 in some window), no
+	// run fails, and an online update stops every pair from being
+	// unresolved twice in a run.
+	t3 := tableNamed(t, r, "table3")
+	if len(t3.Rows) != 12 {
+		t.Errorf("Table 3 has %d rows, want the paper's 11 programs and pset-bmove", len(t3.Rows))
+	}
+	for _, row := range t3.Rows {
+		var v [4]float64
+		for i, name := range []string{"resolved by stall", "rolled back", "cannot resolve", "total"} {
+			c, _ := t3.Column(name)
+			v[i], _ = strconv.ParseFloat(results.FormatCell(row[c]), 64)
+		}
+		if v[0]+v[1]+v[2] != v[3] {
+			t.Errorf("Table 3 %v: %v + %v + %v != total %v", row[1], v[0], v[1], v[2], v[3])
+		}
+		if p := results.FormatCell(row[1]); (p == "fft" || p == "lu" || p == "radix" || p == "blackscholes" || p == "canneal" || p == "barnes") && v[3] != 0 {
+			t.Errorf("Table 3 %s: %v false violations after 10 training seeds", p, v[3])
+		}
+	}
+	bm := tableNamed(t, r, "table3_bmove")
+	cannot, _ := bm.Floats("cannot resolve")
+	twice, _ := bm.Floats("pairs unresolved twice in a run")
+	failing, _ := bm.Floats("failing runs")
+	if slices.Max(cannot) == 0 || slices.Max(twice) != 0 || slices.Max(failing) != 0 {
+		t.Errorf("pset-bmove windows: cannot resolve %v, pairs unresolved twice %v, failing %v", cannot, twice, failing)
 	}
 	// Sensitivity: line granularity flags more false pairs than word
 	// granularity, at every reader-slot count.

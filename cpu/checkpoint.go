@@ -146,6 +146,11 @@ func (m *Machine) RequestRollback(reseed uint64) bool {
 	return true
 }
 
+// CheckpointAfterOutputs asks for a checkpoint right after every output
+// (the outputting core stops after it): an output cannot be undone, so a
+// rollback must find a checkpoint after the last one.
+func (m *Machine) CheckpointAfterOutputs() { m.ckptOnOutput = true }
+
 // HasCheckpoint reports whether a checkpoint has been taken.
 func (m *Machine) HasCheckpoint() bool { return m.hasCkpt }
 

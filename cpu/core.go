@@ -679,6 +679,9 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		if m.events.Watching(core.KindOutput) {
 			c.emit(core.KindOutput, 0, r[in.Rs])
 		}
+		if m.ckptOnOutput {
+			m.pending |= wantCheckpoint
+		}
 		st.Time += m.spec.ALUCycles
 		st.PC++
 		return true, true

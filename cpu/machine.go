@@ -211,6 +211,8 @@ type Machine struct {
 	// pending holds the checkpoint and rollback requests for the next
 	// safe point; reseed the requested rollback's perturbation.
 	pending uint8
+	// ckptOnOutput asks for a checkpoint after every output.
+	ckptOnOutput bool
 	reseed  uint64
 	// stats are the run's statistics groups (per core, per L1, the bus,
 	// extensions).

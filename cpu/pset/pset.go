@@ -145,9 +145,9 @@ var statNames = [numStats]string{"checks", "check_cycles", "violations", "stalls
 
 // The rollback counters (not rolled back with the run): rollbacks asked
 // for, checkpoints the machine took, violations accepted without a
-// rollback (no checkpoint, max_rollbacks reached, or an output since the
-// checkpoint: the output's own checkpoint is asked for at the next check,
-// so a violation at that very check is accepted), the pairs those added
+// rollback (no checkpoint yet, or max_rollbacks reached; the machine takes
+// a checkpoint right after every output, which cannot be undone), the
+// pairs those added
 // to the PSets, the cycles and instructions the rollbacks discarded
 // (counted when each was asked for: the actual windows), and the
 // perturbation holds. The other counters describe the execution that was
@@ -299,8 +299,9 @@ func (h *HW) Attach(p *cpu.Port) error {
 	p.State(h)
 	if h.spec.Mode >= Rollback {
 		// The rollback modes ask for checkpoints at checks: every check
-		// runs.
+		// runs. A checkpoint follows every output.
 		p.OnCheck(h.check)
+		p.Machine().CheckpointAfterOutputs()
 	} else if err := p.OnCheckOwned(h.check, fOwner); err != nil {
 		return err
 	}

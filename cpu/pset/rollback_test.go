@@ -203,3 +203,43 @@ func TestWindowsAndCosts(t *testing.T) {
 		t.Fatalf("%s stalled on none of seeds 101..140", name)
 	}
 }
+
+// TestViolationRightAfterOutput: the machine checkpoints right after an
+// output, so a violation at the next access rolls back to there (and,
+// repeating on every re-execution, is accepted after max_rollbacks)
+// instead of being accepted at once for want of a checkpoint after the
+// output.
+func TestViolationRightAfterOutput(t *testing.T) {
+	p := asm(t, `
+.data
+x: .word 0
+.text
+main:  spawn r5, t1, r0
+       work 3000
+       li r1, 7
+       out r1
+       ld r2, x
+       join r5
+       exit
+t1:    li r3, 5
+       st r3, x
+       exit
+`)
+	c := hwConfig()
+	c.PSet.Recovery.Mode = "rollback"
+	log := &evLog{}
+	r, err := sim.Run(c, p, 1, sim.WithPSets(nullPSets(p, nil)), sim.WithStatGroups(),
+		sim.WithObserver(core.MaskOf(core.KindOutput, core.KindRollback, core.KindCheckpoint), log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := r.Groups.Get("ext.pset")
+	rbs, _ := g.Stats.Get("rollbacks")
+	ex, _ := g.Stats.Get("rollbacks_exhausted")
+	if rbs != float64(c.PSet.Recovery.MaxRollbacksPerCheckpoint) || ex != 1 {
+		t.Errorf("rollbacks %v, exhausted %v; want %d rollbacks to the checkpoint after the output, then accepted", rbs, ex, c.PSet.Recovery.MaxRollbacksPerCheckpoint)
+	}
+	if r.Outcome != "pass" || len(r.Outputs) != 1 {
+		t.Errorf("outcome %s, outputs %v", r.Outcome, r.Outputs)
+	}
+}

@@ -164,7 +164,7 @@ func predProblem(p *Program, pc, pred int32) string {
 // PSet file layout constants.
 const (
 	psetMagic      = "WPST"
-	psetVersion    = 1
+	psetVersion    = 2
 	psetHashBytes  = 8
 	psetHeaderSize = 4 + 1 + psetHashBytes + 4 + 4
 	psetEntryBytes = 4
@@ -172,6 +172,17 @@ const (
 	psetLibBits    = 4
 	psetOffBits    = 28
 	psetOffMask    = 1<<psetOffBits - 1
+)
+
+// PSetFlags record how a PSet file's sets were learned, so that checks
+// use the same definition (the file's last byte since version 2).
+type PSetFlags uint8
+
+// The PSet file flags.
+const (
+	// PSetNoSync says accesses to synchronisation words were left out.
+	PSetNoSync PSetFlags = 1 << iota
+	psetKnownFlags = PSetNoSync
 )
 
 // PSetMaxInstrs is the most instructions a program can have for its PSets
@@ -203,7 +214,8 @@ func memInstrs(p *Program) []int32 {
 //
 //	offset  size   field
 //	0       4      magic "WPST"
-//	4       1      version (1)
+//	4       1      version (2; version 1 files, without the flags
+//	               byte, are read too)
 //	5       8      program hash: the first 8 bytes of the SHA-256 of
 //	               Disassemble(p), the program the PCs belong to
 //	13      4      the program's instruction count (big-endian)
@@ -216,6 +228,7 @@ func memInstrs(p *Program) []int32 {
 //	                 10 one predecessor: one 4-byte entry
 //	                 11 more than one: a 1-byte count n, then n entries
 //	                    (chained past 255, below)
+//	last    1      flags (PSetFlags: bit 0, sync accesses left out)
 //
 // A memory instruction is one whose Op.TouchesMemory (loads, stores,
 // atomics, free and the sync instructions); nothing is stored for the
@@ -233,7 +246,13 @@ func memInstrs(p *Program) []int32 {
 // Size accounting as in the paper's Table 4 (EncodedSize): the type bits
 // live in spare opcode bits and cost nothing; a PSet costs its count bytes
 // and 4 bytes per entry.
-func EncodePSets(p *Program, s PSets) ([]byte, error) {
+func EncodePSets(p *Program, s PSets) ([]byte, error) { return EncodePSetsFlags(p, s, 0) }
+
+// EncodePSetsFlags is EncodePSets with the file's flags.
+func EncodePSetsFlags(p *Program, s PSets, flags PSetFlags) ([]byte, error) {
+	if flags&^psetKnownFlags != 0 {
+		return nil, fmt.Errorf("encode PSets: unknown flags %#x", uint8(flags))
+	}
 	if len(p.Instrs) > PSetMaxInstrs {
 		return nil, fmt.Errorf("encode PSets: the program has %d instructions; 28-bit offsets hold at most %d", len(p.Instrs), PSetMaxInstrs)
 	}
@@ -273,7 +292,7 @@ func EncodePSets(p *Program, s PSets) ([]byte, error) {
 			}
 		}
 	}
-	return b, nil
+	return append(b, byte(flags)), nil
 }
 
 // psetEntry encodes a predecessor: library 0, byte offset PC × InstrBytes.
@@ -335,6 +354,28 @@ func (d *psetDecoder) need(n int, pc int32, what string) error {
 // name (detectors must not read Program.Name), so a caller that wants the
 // name in the mismatch error adds it.
 func DecodePSets(p *Program, name string, b []byte) (PSets, error) {
+	s, _, err := DecodePSetsFlags(p, name, b)
+	return s, err
+}
+
+// DecodePSetsFlags is DecodePSets that also returns the file's flags (0
+// for a version 1 file). Unknown flag bits are an error.
+func DecodePSetsFlags(p *Program, name string, b []byte) (PSets, PSetFlags, error) {
+	s, err := decodePSets(p, name, b)
+	if err != nil {
+		return nil, 0, err
+	}
+	if b[4] == 1 {
+		return s, 0, nil
+	}
+	f := PSetFlags(b[len(b)-1])
+	if f&^psetKnownFlags != 0 {
+		return nil, 0, &PSetsError{File: name, Offset: len(b) - 1, PC: -1, Msg: fmt.Sprintf("unknown flags %#x", uint8(f))}
+	}
+	return s, f, nil
+}
+
+func decodePSets(p *Program, name string, b []byte) (PSets, error) {
 	d := &psetDecoder{p: p, name: name, b: b}
 	if err := d.need(psetHeaderSize, -1, "the header"); err != nil {
 		return nil, err
@@ -342,8 +383,8 @@ func DecodePSets(p *Program, name string, b []byte) (PSets, error) {
 	if string(b[:4]) != psetMagic {
 		return nil, d.fail(0, -1, "not a PSet file: magic %q, want %q", b[:4], psetMagic)
 	}
-	if b[4] != psetVersion {
-		return nil, d.fail(4, -1, "unsupported version %d (want %d)", b[4], psetVersion)
+	if b[4] != psetVersion && b[4] != 1 {
+		return nil, d.fail(4, -1, "unsupported version %d (want 1 or %d)", b[4], psetVersion)
 	}
 	h := psetHash(p)
 	fileHash := b[5 : 5+psetHashBytes]
@@ -401,8 +442,14 @@ func DecodePSets(p *Program, name string, b []byte) (PSets, error) {
 			}
 		}
 	}
+	if b[4] != 1 {
+		if err := d.need(1, -1, "the flags"); err != nil {
+			return nil, err
+		}
+		d.off++
+	}
 	if d.off != len(b) {
-		return nil, d.fail(d.off, -1, "%d trailing bytes after the last PSet", len(b)-d.off)
+		return nil, d.fail(d.off, -1, "%d trailing bytes after the flags", len(b)-d.off)
 	}
 	return s, nil
 }
@@ -452,7 +499,8 @@ type PSetSize struct {
 	PSetBytes int
 	// TypeBytes is the packed 2-bit types (⌈MemInstrs/4⌉ bytes).
 	TypeBytes int
-	// FileBytes is the whole encoded file: header, types and PSets.
+	// FileBytes is the whole encoded file: header, types, PSets and
+	// flags.
 	FileBytes int
 	// CodeBytes is the program's code: InstrBytes per instruction.
 	CodeBytes int
@@ -517,6 +565,6 @@ func EncodedSize(p *Program, s PSets) (PSetSize, error) {
 		}
 		z.Sizes[n]++
 	}
-	z.FileBytes = psetHeaderSize + z.TypeBytes + z.PSetBytes
+	z.FileBytes = psetHeaderSize + z.TypeBytes + z.PSetBytes + 1
 	return z, nil
 }

@@ -101,8 +101,19 @@ func TestPSetsRoundTrip(t *testing.T) {
 		}
 	}
 	b, _ := EncodePSets(p, psetSample())
-	if len(b) != 53 || b[23] != 2 || b[40] != 3 || binary.BigEndian.Uint32(b[49:]) != 6*InstrBytes {
+	if len(b) != 54 || b[23] != 2 || b[40] != 3 || binary.BigEndian.Uint32(b[49:]) != 6*InstrBytes || b[53] != 0 {
 		t.Fatalf("layout: % x", b)
+	}
+	// A version 1 file (no flags byte) reads as flags 0; the flags
+	// round-trip.
+	v1 := slices.Clone(b[:53])
+	v1[4] = 1
+	if s, f, err := DecodePSetsFlags(p, "v1.pset", v1); err != nil || f != 0 || !s.Equal(psetSample()) {
+		t.Errorf("version 1: %v, flags %d", err, f)
+	}
+	nb, _ := EncodePSetsFlags(p, psetSample(), PSetNoSync)
+	if _, f, err := DecodePSetsFlags(p, "nosync.pset", nb); err != nil || f != PSetNoSync {
+		t.Errorf("flags: %v, %d", err, f)
 	}
 	// Types: pcs 0,1,3,4 = many, one, null, one; pcs 5,6 = untested, many.
 	if b[21] != 0b11_10_01_10 || b[22] != 0b00_11_0000 {
@@ -117,7 +128,7 @@ func TestPSetSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := PSetSize{MemInstrs: 6, Untested: 1, Null: 1, One: 2, Many: 2, Pairs: 7,
-		PSetBytes: 7*4 + 2, TypeBytes: 2, FileBytes: 53, CodeBytes: 8 * InstrBytes, Sizes: []int{1, 2, 1, 1}}
+		PSetBytes: 7*4 + 2, TypeBytes: 2, FileBytes: 54, CodeBytes: 8 * InstrBytes, Sizes: []int{1, 2, 1, 1}}
 	if fmt.Sprint(z) != fmt.Sprint(want) || !slices.Equal(z.Sizes, want.Sizes) {
 		t.Errorf("size\n%+v, want\n%+v", z, want)
 	}
@@ -154,7 +165,7 @@ func TestPSetsOverflow(t *testing.T) {
 			t.Fatal(err)
 		}
 		counts := n/255 + 1
-		if want := psetHeaderSize + 601/4 + 1 + counts + 4*n; len(b) != want {
+		if want := psetHeaderSize + 601/4 + 1 + counts + 4*n + 1; len(b) != want {
 			t.Errorf("n=%d: %d bytes, want %d", n, len(b), want)
 		}
 		back, err := DecodePSets(p, "big.pset", b)
@@ -226,7 +237,9 @@ func TestDecodePSetsErrors(t *testing.T) {
 		{"empty", cut(0), 0, -1, "truncated: the header needs 21 bytes, the file has 0 left"},
 		{"short header", cut(20), 0, -1, "the header needs 21 bytes, the file has 20 left"},
 		{"magic", set(0, 'X'), 0, -1, `not a PSet file: magic "XPST", want "WPST"`},
-		{"version", set(4, 9), 4, -1, "unsupported version 9 (want 1)"},
+		{"version", set(4, 9), 4, -1, "unsupported version 9 (want 1 or 2)"},
+		{"version 1 with flags", set(4, 1), 53, -1, "1 trailing bytes after the flags"},
+		{"flags", set(53, 0x82), 53, -1, "unknown flags 0x82"},
 		{"memory count", put32(17, 7), 17, -1, "the header counts 7 memory instructions, the program has 6"},
 		{"types", cut(22), 21, -1, "truncated: the types of 6 memory instructions needs 2 bytes, the file has 1 left"},
 		{"padding", set(22, 0b00_11_0001), 22, -1, "nonzero padding bits after the last type (byte 0x31)"},
@@ -243,7 +256,8 @@ func TestDecodePSetsErrors(t *testing.T) {
 		{"load after load", put32(24, 3*4), 24, 0, "PSet of pc 0 (ld r1, x): entry 0x0000000c: predecessor pc 3 (ld r3, y) is a load, and a load never precedes a load"},
 		{"repeated", put32(45, 0), 45, 6, "PSet of pc 6 (fadd r4, y, 1): entry 0x00000000 names pc 0 again, after pc 0: entries must ascend"},
 		{"descending", put32(49, 1*4), 49, 6, "names pc 1 after pc 3: entries must ascend"},
-		{"trailing", func(b []byte) []byte { return append(b, 0, 0) }, 53, -1, "2 trailing bytes after the last PSet"},
+		{"trailing", func(b []byte) []byte { return append(b, 0, 0) }, 54, -1, "2 trailing bytes after the flags"},
+		{"no flags", cut(53), 53, -1, "truncated: the flags needs 1 bytes, the file has 0 left"},
 		{"type changed", set(21, 0b11_10_01_11), 36, 4, "PSet of pc 4 (lock l): type 11 (many) with count 0"}, // its entry's first byte is the count
 	} {
 		b := tc.edit(slices.Clone(good))
@@ -302,12 +316,12 @@ func TestDecodePSetsNeverPanics(t *testing.T) {
 		for _, v := range []byte{0, 1, 2, 3, 4, 0x55, 0x80, 0xff} {
 			b := slices.Clone(good)
 			b[i] = v
-			s, err := DecodePSets(p, "f", b)
+			s, flags, err := DecodePSetsFlags(p, "f", b)
 			if err == nil {
 				if err := s.Validate(p); err != nil {
 					t.Errorf("byte %d = %#x decoded to invalid PSets: %v", i, v, err)
 				}
-				if back, err := EncodePSets(p, s); err != nil || string(back) != string(b) {
+				if back, err := EncodePSetsFlags(p, s, flags); err != nil || string(back) != string(b) {
 					t.Errorf("byte %d = %#x: decoded PSets re-encode differently", i, v)
 				}
 			}

@@ -152,7 +152,11 @@ func psetTrain(e env, args []string) error {
 		return fmt.Errorf("pset train: none of the %d runs of %s passed: there is nothing to learn from", *p.runs, tg.prog.Name)
 	}
 	ps := tr.PSets()
-	data, err := isa.EncodePSets(tg.prog, ps)
+	var flags isa.PSetFlags
+	if *p.ignoreSync {
+		flags = isa.PSetNoSync
+	}
+	data, err := isa.EncodePSetsFlags(tg.prog, ps, flags)
 	if err != nil {
 		return fmt.Errorf("pset train: %w", err)
 	}
@@ -191,17 +195,31 @@ func curve(xs []int) string {
 	return b.String()
 }
 
-// readPSets reads and decodes a PSet file of prog.
-func readPSets(prog *isa.Program, path string) (isa.PSets, error) {
+// readPSets reads and decodes a PSet file of prog, with its flags.
+func readPSets(prog *isa.Program, path string) (isa.PSets, isa.PSetFlags, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("pset: %w", err)
+		return nil, 0, fmt.Errorf("pset: %w", err)
 	}
-	ps, err := isa.DecodePSets(prog, path, data)
+	ps, flags, err := isa.DecodePSetsFlags(prog, path, data)
 	if err != nil {
-		return nil, fmt.Errorf("pset: the PSets of %s: %w", prog.Name, err)
+		return nil, 0, fmt.Errorf("pset: the PSets of %s: %w", prog.Name, err)
 	}
-	return ps, nil
+	return ps, flags, nil
+}
+
+// syncMismatch says how a PSet file learned without (or with) sync
+// accesses disagrees with a check (how) that counts them (ignoreSync
+// false) or not, or "".
+func syncMismatch(path string, flags isa.PSetFlags, ignoreSync bool, how string) string {
+	fileIgnores := flags&isa.PSetNoSync != 0
+	switch {
+	case fileIgnores && !ignoreSync:
+		return fmt.Sprintf("%s was trained with --ignore-sync (synchronisation accesses left out), but %s counts them", path, how)
+	case !fileIgnores && ignoreSync:
+		return fmt.Sprintf("%s was trained with synchronisation accesses in, but %s leaves them out", path, how)
+	}
+	return ""
 }
 
 func psetShow(e env, args []string) error {
@@ -220,7 +238,7 @@ func psetShow(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ps, err := readPSets(tg.prog, pos[0])
+	ps, _, err := readPSets(tg.prog, pos[0])
 	if err != nil {
 		return err
 	}
@@ -265,11 +283,17 @@ func psetCheck(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ps, err := readPSets(tg.prog, pos[0])
+	ps, flags, err := readPSets(tg.prog, pos[0])
 	if err != nil {
 		return err
 	}
-	opts := pset.Options{IgnoreSync: *p.ignoreSync, IgnoreUntested: *untested == "ignore"}
+	// The file says whether training left synchronisation accesses out;
+	// the check follows it, and --ignore-sync must agree.
+	fileIgnores := flags&isa.PSetNoSync != 0
+	if *p.ignoreSync && !fileIgnores {
+		return usagef(fs, "pset check: %s", syncMismatch(pos[0], flags, true, "--ignore-sync"))
+	}
+	opts := pset.Options{IgnoreSync: fileIgnores, IgnoreUntested: *untested == "ignore"}
 	bar := newProgress(e, *p.quiet, *p.runs, "checking")
 	var merged detectors.Merger
 	violating, failing := 0, 0

@@ -47,6 +47,14 @@ func TestPSetTrainShowCheck(t *testing.T) {
 		t.Errorf("check found nothing:\n%s", out)
 	}
 
+	// A file trained with --ignore-sync says so: check follows it, and
+	// --ignore-sync against a file trained with sync accesses in is an
+	// error.
+	nosync := filepath.Join(dir, "ns.pset")
+	mustWeft(t, "pset", "train", "-w", "counter-race", "--runs", "10", "--ignore-sync", "-o", nosync, "--quiet")
+	mustWeft(t, "pset", "check", "-w", "counter-race", "--runs", "5", nosync, "--quiet")
+	mustWeft(t, "pset", "check", "-w", "counter-race", "--runs", "5", "--ignore-sync", nosync, "--quiet")
+
 	data, _ := os.ReadFile(file)
 	trunc := filepath.Join(dir, "trunc.pset")
 	os.WriteFile(trunc, data[:len(data)-1], 0o644)
@@ -64,6 +72,7 @@ func TestPSetTrainShowCheck(t *testing.T) {
 		{[]string{"pset", "show", "-w", "mysql-binlog", file}, 1, "the PSets of mysql-binlog: " + file + ": PSets of another program"},
 		{[]string{"pset", "show", "-w", "counter-race", trunc}, 1, trunc + ": byte "},
 		{[]string{"pset", "show", "-w", "counter-race", filepath.Join(dir, "none.pset")}, 1, "no such file"},
+		{[]string{"pset", "check", "-w", "counter-race", "--ignore-sync", file}, 2, file + " was trained with synchronisation accesses in, but --ignore-sync leaves them out"},
 	} {
 		_, stderr, code := weft(t, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
@@ -99,6 +108,15 @@ func TestRunWithPSetHardware(t *testing.T) {
 			t.Errorf("weft %s: exit %d, %q; want 2 and %q", strings.Join(c.args, " "), code, stderr, c.want)
 		}
 	}
+	// The hardware's pset.include_sync_ops must match how the file was
+	// trained.
+	nosync := filepath.Join(dir, "ns.pset")
+	mustWeft(t, "pset", "train", "-w", "mysql-binlog", "--runs", "20", "--ignore-sync", "-o", nosync, "--quiet")
+	if _, stderr, code := weft(t, "run", "-w", "mysql-binlog", "--set", "pset.enabled=true", "--psets", nosync); code != 2 ||
+		!strings.Contains(stderr, nosync+" was trained with --ignore-sync (synchronisation accesses left out), but pset.include_sync_ops = true counts them") {
+		t.Errorf("a --ignore-sync file with sync ops checked: exit %d, %q", code, stderr)
+	}
+	mustWeft(t, "run", "-w", "mysql-binlog", "--set", "pset.enabled=true", "--set", "pset.include_sync_ops=false", "--psets", nosync, "--runs", "3", "--quiet")
 	_, stderr, code := weft(t, "run", "-w", "counter-race", "--set", "pset.enabled=true", "--psets", file)
 	if code != 1 || !strings.Contains(stderr, "PSets of another program") {
 		t.Errorf("another program's PSets: exit %d, %q", code, stderr)

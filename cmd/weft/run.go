@@ -114,8 +114,12 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 	case *psetFile == "" && tg.cfg.PSet.Enabled:
 		return usagef(fs, "run: pset.enabled = true needs the program's PSets: --psets FILE.pset (weft pset train writes one)")
 	case *psetFile != "":
-		if psets, err = readPSets(tg.prog, *psetFile); err != nil {
+		var flags isa.PSetFlags
+		if psets, flags, err = readPSets(tg.prog, *psetFile); err != nil {
 			return err
+		}
+		if m := syncMismatch(*psetFile, flags, !tg.cfg.PSet.IncludeSyncOps, fmt.Sprintf("pset.include_sync_ops = %v", tg.cfg.PSet.IncludeSyncOps)); m != "" {
+			return usagef(fs, "run: %s", m)
 		}
 		t.psets = *psetFile
 	}

@@ -213,7 +213,7 @@ type Machine struct {
 	pending uint8
 	// ckptOnOutput asks for a checkpoint after every output.
 	ckptOnOutput bool
-	reseed  uint64
+	reseed       uint64
 	// stats are the run's statistics groups (per core, per L1, the bus,
 	// extensions).
 	stats core.StatRegistry

@@ -181,8 +181,8 @@ type PSetFlags uint8
 // The PSet file flags.
 const (
 	// PSetNoSync says accesses to synchronisation words were left out.
-	PSetNoSync PSetFlags = 1 << iota
-	psetKnownFlags = PSetNoSync
+	PSetNoSync     PSetFlags = 1 << iota
+	psetKnownFlags           = PSetNoSync
 )
 
 // PSetMaxInstrs is the most instructions a program can have for its PSets

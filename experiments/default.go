@@ -65,10 +65,13 @@ func runDefault(env Env) (*Report, error) {
 		}
 		entries = some
 	}
-	// Every kernel runs seeds base.. with hb, lockset and avio attached,
-	// then as many seeds after those with avio alone, whose passing runs
-	// train AVIO's invariants. The synthetic profiles (performance
-	// workloads, most of the simulated instructions) run bare.
+	// Every kernel runs seeds base.. with hb, lockset, avio and pset
+	// attached, then as many seeds after those with avio and pset's
+	// recorder, whose passing runs train AVIO's invariants and the PSets.
+	// The synthetic profiles (performance workloads, most of the
+	// simulated instructions) run bare, then a few seeds with pset's
+	// recorder for their PSets. Once the PSets are learned, every
+	// workload's seeds run again with the PSet hardware on.
 	var jobs []job
 	// bbsw holds each bug kernel's BB-SW collectors, one per detector run.
 	bbsw := make([][]*bugaboo.SW, len(entries))
@@ -101,11 +104,14 @@ func runDefault(env Env) (*Report, error) {
 		}
 		n := 2 * seeds
 		if en.Kind == workloads.Profile {
-			n = seeds
+			n = seeds + min(psetProfileTrainSeeds, seeds)
 		}
 		for s := 0; s < n; s++ {
 			var opts func() []sim.Option
 			switch {
+			case en.Kind == workloads.Profile && s >= seeds:
+				// A few seeds whose passing runs teach the PSet hardware.
+				opts = detectorOptions(prog, "pset")
 			case en.Kind == workloads.Profile:
 			case s < seeds:
 				opts = detectorOptions(prog, matrixDetectors...)
@@ -132,9 +138,41 @@ func runDefault(env Env) (*Report, error) {
 		o := first[i]
 		hwRuns[i] = all[o : o+seeds]
 		runs[i] = all[o+seeds : o+2*seeds]
-		if en.Kind != workloads.Profile {
-			train[i] = all[o+2*seeds : o+3*seeds]
+		end := o + 3*seeds
+		if en.Kind == workloads.Profile {
+			end = o + 2*seeds + min(psetProfileTrainSeeds, seeds)
 		}
+		train[i] = all[o+2*seeds : end]
+	}
+
+	// The same seeds again with the PSet hardware on, checking the PSets
+	// learned from the training seeds' passing runs (a kernel's are those
+	// its pset column checks in software).
+	psets := make([]isa.PSets, len(entries))
+	psetViols := make([][]*psetViolations, len(entries))
+	var psetJobs []job
+	psetFirst := make([]int, len(entries)+1)
+	for i, en := range entries {
+		psetFirst[i] = len(psetJobs)
+		psets[i] = trainPSets(progs[i], train[i])
+		n := seeds
+		if en.Kind == workloads.Profile {
+			n = min(psetProfileSeeds, seeds)
+		}
+		psetViols[i] = make([]*psetViolations, n)
+		cfg := psetHWConfig(cfgs[i], runs[i])
+		for s := 0; s < n; s++ {
+			psetJobs = append(psetJobs, psetHWJob(cfg, progs[i], psets[i], cfgs[i].Sim.Seed+uint64(s), &psetViols[i][s]))
+		}
+	}
+	psetFirst[len(entries)] = len(psetJobs)
+	allPSet, err := runJobs(env, psetJobs)
+	if err != nil {
+		return nil, fmt.Errorf("default experiment: PSet hardware: %w", err)
+	}
+	psetRuns := make([][]sim.Result, len(entries))
+	for i := range entries {
+		psetRuns[i] = allPSet[psetFirst[i]:psetFirst[i+1]]
 	}
 
 	t := results.NewTable("workloads", "Every workload over the seeds", "workload", "kind", "class", "cores", "runs",
@@ -234,12 +272,13 @@ func runDefault(env Env) (*Report, error) {
 			}},
 		},
 	}
-	matrix, matrixText, err := matrixSection(entries, progs, runs, train, bbsw, hwRuns, bbhw)
+	matrix, matrixText, err := matrixSection(entries, progs, runs, train, bbsw, hwRuns, bbhw,
+		psetHWRuns{cfg: psetHWConfig(base, nil).PSet, psets: psets, runs: psetRuns, viols: psetViols})
 	if err != nil {
 		return nil, fmt.Errorf("default experiment: %w", err)
 	}
 	text.WriteString("\n" + matrixText)
-	overhead, overheadText := overheadSection(entries, runs, hwRuns)
+	overhead, overheadText := overheadSection(entries, runs, hwRuns, psetRuns, psetHWConfig(base, nil))
 	text.WriteString(overheadText)
 	return &Report{
 		Name:  "default",
@@ -248,12 +287,16 @@ func runDefault(env Env) (*Report, error) {
 correct kernels and the synthetic profiles — over seeds %d..%d on the default
 machine (each kernel's .cores raises machine.cores where it needs more),
 with the hb, lockset, AVIO and PSet (software monitor) detectors (and BB-SW on the bug kernels)
-attached, and the detector × bug matrix they give. Later issues add the other papers' detectors and the
-hardware overheads here.`, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1),
+attached, and the detector × bug matrix they give; the same seeds again with Bugaboo's hardware on
+and with PSet's hardware on (%s, checking the PSets learned from other seeds' passing runs),
+for their columns of the matrix and their simulated-cycle overhead. Later issues add the other
+papers' detectors and hardware here.`, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1, psetDefaultMode),
 		Sections: []Section{sec, matrix, overhead},
 		Configs:  []NamedConfig{{Name: "default", Config: base}},
-		Seeds: fmt.Sprintf("%d..%d for every workload (detectors attached); %d..%d train AVIO and PSet", base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1,
-			base.Sim.Seed+uint64(seeds), base.Sim.Seed+uint64(2*seeds)-1),
+		Seeds: fmt.Sprintf("%d..%d for every workload (detectors attached; again with BB-HW on, and with the PSet hardware on: all of them for a kernel, %d..%d for a synthetic profile); %d..%d train AVIO and PSet on the kernels, %d..%d PSet on the synthetic profiles",
+			base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1, base.Sim.Seed, base.Sim.Seed+uint64(min(psetProfileSeeds, seeds))-1,
+			base.Sim.Seed+uint64(seeds), base.Sim.Seed+uint64(2*seeds)-1,
+			base.Sim.Seed+uint64(seeds), base.Sim.Seed+uint64(seeds+min(psetProfileTrainSeeds, seeds))-1),
 		Command:      "weft   # or: weft reproduce default",
 		Summary:      text.String(),
 		Instructions: instrs,

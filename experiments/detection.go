@@ -2,8 +2,10 @@ package experiments
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"weft/configs"
 	"weft/detectors"
 	"weft/detectors/avio"
 	"weft/detectors/bugaboo"
@@ -66,20 +68,16 @@ type detection struct {
 
 // detect scores the detectors' findings on one workload's runs against
 // its @bug instructions. avio's per-run triples are first checked against
-// the invariants learned from train (the passing runs of other seeds).
-func detect(prog *isa.Program, runs, train []sim.Result) []detection {
+// the invariants learned from train (the passing runs of other seeds), and
+// pset's recorded pairs against ps (trainPSets of the same runs).
+func detect(prog *isa.Program, runs, train []sim.Result, ps isa.PSets) []detection {
 	bugs := prog.BugPCs()
 	l := avio.NewLearner()
-	tr := pset.NewTrainer(prog, pset.Options{})
 	for _, r := range train {
 		if r.Outcome == "pass" {
 			l.Train(detectors.Of("avio", r.Findings))
-			if rec := recorderOf(r); rec != nil {
-				tr.Add(rec)
-			}
 		}
 	}
-	ps := tr.PSets()
 	out := make([]detection, len(matrixDetectors))
 	for k, name := range matrixDetectors {
 		var m detectors.Merger
@@ -110,34 +108,54 @@ func detect(prog *isa.Program, runs, train []sim.Result) []detection {
 	return out
 }
 
+// psetHWRuns are the default experiment's runs with the PSet hardware on,
+// by entry: the PSets learned from its training seeds, the runs (the
+// same seeds as the detector runs) and their violations.
+type psetHWRuns struct {
+	cfg   configs.PSet // the hardware's [pset] table
+	psets []isa.PSets
+	runs  [][]sim.Result
+	viols [][]*psetViolations
+}
+
 // matrixSection builds the detector × bug matrix and the false-positive
 // table of the default experiment, with a heat map of each, and a summary.
 // bbsw holds BB-SW's collectors on each bug kernel's runs (nil for the
 // other entries): its columns are its labeled ranking over those runs.
+// ph holds the runs with the PSet hardware on: its pset-hw columns.
 func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train [][]sim.Result, bbsw [][]*bugaboo.SW,
-	hwRuns [][]sim.Result, bbhw [][]*bugaboo.HW) (Section, string, error) {
+	hwRuns [][]sim.Result, bbhw [][]*bugaboo.HW, ph psetHWRuns) (Section, string, error) {
 	seeds := 0
 	if len(runs) > 0 {
 		seeds = len(runs[0])
 	}
 	cols := append([]string{"kernel", "class", "paper rows", "buggy runs"}, matrixDetectors...)
-	cols = append(cols, "bbsw labeled", "bbsw inspections", "bbhw labeled", "bbhw inspections")
+	cols = append(cols, "pset-hw", "pset-hw buggy runs", "pset-hw avoids", "bbsw labeled", "bbsw inspections", "bbhw labeled", "bbhw inspections")
+	heatCols := append(slices.Clone(matrixDetectors), "pset-hw")
 	bugT := results.NewTable("detection", fmt.Sprintf("Detector × bug matrix: runs (of %d) in which a detector reported a finding that involves an @bug instruction", seeds), cols...)
+	bugT.Notes = []string{fmt.Sprintf("pset-hw: runs (of the same %d seeds, the PSet hardware on in %s mode) with a PSetViolation whose pair has an @bug instruction; pset-hw buggy runs: those runs that failed; pset-hw avoids: Yes when the kernel failed with the hardware off (buggy runs) and never with it on, No when it failed with it on, — when it never failed off.", seeds, psetDefaultMode)}
 	fpT := results.NewTable("false_positives", fmt.Sprintf("Findings on correct kernels: runs (of %d) with any finding, and distinct findings", seeds),
-		"kernel", "hb runs", "hb findings", "lockset runs", "lockset findings", "avio runs", "avio findings", "pset runs", "pset findings")
+		"kernel", "hb runs", "hb findings", "lockset runs", "lockset findings", "avio runs", "avio findings", "pset runs", "pset findings",
+		"pset-hw runs", "pset-hw violations", "pset-hw failing runs")
+	fpT.Notes = []string{"pset-hw: the same seeds with the PSet hardware on: runs with any PSetViolation, distinct violating pairs (false violations) and runs that failed."}
 	var bugRows, fpRows []string
 	var bugVals, fpVals [][]float64
 	found := make([]int, len(matrixDetectors))
 	noisy := make([]int, len(matrixDetectors))
 	nBug, nOK := 0, 0
 	var sw, hw bugabooTally
+	var pt psetHWTally
 	dets := map[string][]detection{}
+	hwDets := map[string]psetHW{}
 	for i, en := range entries {
 		if en.Kind != workloads.Kernel {
 			continue
 		}
-		d := detect(progs[i], runs[i], train[i])
+		d := detect(progs[i], runs[i], train[i], ph.psets[i])
 		dets[en.Name] = d
+		p := scorePSetHW(progs[i], runs[i], ph.runs[i], ph.viols[i])
+		hwDets[en.Name] = p
+		pt.add(en, p, d[slices.Index(matrixDetectors, "pset")])
 		buggy := 0
 		for _, r := range runs[i] {
 			if r.Outcome != "pass" {
@@ -147,7 +165,7 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 		if en.Bug {
 			nBug++
 			row := []any{en.Name, en.Class, strings.Join(en.Rows, " "), buggy}
-			vals := make([]float64, len(d))
+			vals := make([]float64, len(d), len(d)+1)
 			for k, x := range d {
 				row = append(row, x.hits)
 				vals[k] = float64(x.hits) / float64(len(runs[i]))
@@ -155,6 +173,8 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 					found[k]++
 				}
 			}
+			row = append(row, p.hits, p.failingOn, p.avoids())
+			vals = append(vals, float64(p.hits)/float64(len(ph.runs[i])))
 			var sws []*bugaboo.SW
 			if i < len(bbsw) {
 				sws = bbsw[i]
@@ -172,7 +192,7 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 		}
 		nOK++
 		row := []any{en.Name}
-		vals := make([]float64, len(d))
+		vals := make([]float64, len(d), len(d)+1)
 		for k, x := range d {
 			row = append(row, x.flagged, x.distinct)
 			vals[k] = float64(x.flagged) / float64(len(runs[i]))
@@ -180,11 +200,13 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 				noisy[k]++
 			}
 		}
+		row = append(row, p.flagged, p.distinct, p.failingOn)
+		vals = append(vals, float64(p.flagged)/float64(len(ph.runs[i])))
 		fpT.AddRow(row...)
 		fpRows = append(fpRows, en.Name)
 		fpVals = append(fpVals, vals)
 	}
-	psetT, agree, total, err := psetDetectorColumns(dets)
+	psetT, cells, err := psetDetectorColumns(dets, hwDets)
 	if err != nil {
 		return Section{}, "", err
 	}
@@ -193,6 +215,10 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 	for k, name := range matrixDetectors {
 		fmt.Fprintf(&sum, "  %-8s found %2d of %d bug kernels; findings on %d of %d correct kernels\n", name, found[k], nBug, noisy[k], nOK)
 	}
+	fmt.Fprintf(&sum, "  pset-hw  found %2d of %d bug kernels; violations on %d of %d correct kernels (PSet hardware, %s, pset's PSets)\n",
+		pt.found, nBug, pt.noisy, nOK, psetDefaultMode)
+	fmt.Fprintf(&sum, "  pset-hw  avoids every failure of %d of %d bug kernels that failed with it off (failing runs %d off, %d on)\n",
+		pt.avoided, pt.failed, pt.off, pt.on)
 	sec := Section{
 		Heading: "Detector × bug matrix",
 		Text: fmt.Sprintf(`hb, lockset, AVIO and PSet's software monitor are attached to every run. A bug kernel counts as
@@ -213,14 +239,20 @@ the labeled method over the kernel's failing runs (bug-only graphs) against
 its passing runs, "yes" when a code point of an @bug instruction is
 ranked, with the inspections down the ranking to it and the distinct
 functions among them; "n/a" when the %d seeds gave no failing run or no
-passing one. weft reproduce bugaboo runs the paper's full protocol.`, seeds, seeds),
-		Tables: []*results.Table{bugT, fpT, psetT},
+passing one. weft reproduce bugaboo runs the paper's full protocol.
+
+pset-hw is PSet's hardware (cpu/pset) on the same seeds, checking the
+PSets the pset column checks in software: %s. It counts a run when one of its
+PSetViolation events has an @bug instruction; "pset-hw avoids" compares
+the failing runs with the hardware off and on.`, seeds, seeds, psetHWText(ph.cfg)),
+		Tables:  []*results.Table{bugT, fpT, psetT},
+		Comment: pt.comment(found[slices.Index(matrixDetectors, "pset")], nBug, nOK, seeds),
 		Plots: []Plot{
 			{Name: "detection", Caption: "Share of runs in which each detector found the seeded bug", Data: bugT, Draw: func(path string) error {
-				return results.HeatMap("Detector × bug: share of runs with an @bug finding", bugRows, matrixDetectors, bugVals, 0, 1, path)
+				return results.HeatMap("Detector × bug: share of runs with an @bug finding", bugRows, heatCols, bugVals, 0, 1, path)
 			}},
 			{Name: "false_positives", Caption: "Share of runs with any finding on the correct kernels", Data: fpT, Draw: func(path string) error {
-				return results.HeatMap("Findings on correct kernels: share of runs", fpRows, matrixDetectors, fpVals, 0, 1, path)
+				return results.HeatMap("Findings on correct kernels: share of runs", fpRows, heatCols, fpVals, 0, 1, path)
 			}},
 		},
 	}
@@ -228,23 +260,35 @@ passing one. weft reproduce bugaboo runs the paper's full protocol.`, seeds, see
 		sw.found, sw.labeled, results.Summarize(sw.insp).Median)
 	fmt.Fprintf(&sum, "  bbhw     found %2d of %d bug kernels with failing and passing runs (BB-HW on, its drained graphs; median %.0f inspections)\n",
 		hw.found, hw.labeled, results.Summarize(hw.insp).Median)
-	if total > 0 {
-		fmt.Fprintf(&sum, "  PSet Table 1's DRD, AVIO and PSet columns: %d of %d cells as the paper\n", agree, total)
+	if cells.total > 0 {
+		fmt.Fprintf(&sum, "  PSet Table 1's DRD, AVIO and PSet columns: %d of %d cells as the paper; pset-hw %d of %d rows as the paper's PSet, %d as pset\n",
+			cells.agree, cells.total, cells.hwAgree, cells.rows, cells.hwSW)
 	}
 	return sec, sum.String(), nil
 }
 
+// psetCells counts the cells of the PSet Table 1 detector columns: agree
+// of total of the DRD, AVIO and PSet columns beside hb, avio and pset;
+// over rows, the rows where pset-hw is the paper's PSet (hwAgree) and
+// where it is pset (hwSW).
+type psetCells struct {
+	agree, total        int
+	rows, hwAgree, hwSW int
+}
+
 // psetDetectorColumns sets hb, avio and pset beside PSet Table 1's DRD,
-// AVIO and PSet columns (digest §4.2): a row is Yes when its kernel's bug was found in
-// at least one run. Rows whose kernel did not run are left out. It
-// returns the table and how many of the compared cells agree.
-func psetDetectorColumns(dets map[string][]detection) (*results.Table, int, int, error) {
+// AVIO and PSet columns (digest §4.2), with the PSet hardware's pset-hw
+// beside them: a row is Yes when its kernel's bug was found in at least
+// one run. Rows whose kernel did not run are left out. hw holds pset-hw's
+// scores by kernel (a row whose kernel has none shows "").
+func psetDetectorColumns(dets map[string][]detection, hw map[string]psetHW) (*results.Table, psetCells, error) {
+	var c psetCells
 	paper, err := results.Reference("pset/table1")
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, c, err
 	}
-	t := results.NewTable("pset_table1_detectors", "PSet Table 1, detector columns: the paper's DRD, AVIO and PSet beside weft's hb, avio and pset",
-		"#", "Program", "kernel", "DRD (paper)", "hb (weft)", "AVIO (paper)", "avio (weft)", "PSet (paper)", "pset (weft)")
+	t := results.NewTable("pset_table1_detectors", "PSet Table 1, detector columns: the paper's DRD, AVIO and PSet beside weft's hb, avio, pset and the PSet hardware (pset-hw)",
+		"#", "Program", "kernel", "DRD (paper)", "hb (weft)", "AVIO (paper)", "avio (weft)", "PSet (paper)", "pset (weft)", "pset-hw (weft)", "pset-hw avoids (weft)")
 	col := func(name string) int {
 		i, _ := paper.Column(name)
 		return i
@@ -256,7 +300,6 @@ func psetDetectorColumns(dets map[string][]detection) (*results.Table, int, int,
 		}
 		return "No"
 	}
-	agree, total := 0, 0
 	for _, row := range paper.Rows {
 		n := results.FormatCell(row[col("#")])
 		ks := rowKernels["pset:"+n]
@@ -269,16 +312,28 @@ func psetDetectorColumns(dets map[string][]detection) (*results.Table, int, int,
 		}
 		drd, av, pp := results.FormatCell(row[col("DRD")]), results.FormatCell(row[col("AVIO")]), results.FormatCell(row[col("PSet")])
 		hbYes, avYes, psYes := yes(d[0].hits > 0), yes(d[2].hits > 0), yes(d[3].hits > 0)
-		t.AddRow(n, results.FormatCell(row[col("Program")]), ks[0], drd, hbYes, av, avYes, pp, psYes)
-		for _, c := range [][2]string{{drd, hbYes}, {av, avYes}, {pp, psYes}} {
-			total++
-			if c[0] == c[1] {
-				agree++
+		hwYes, hwAvoids := "", ""
+		if h, ok := hw[ks[0]]; ok {
+			hwYes, hwAvoids = yes(h.hits > 0), h.avoids()
+			c.rows++
+			if hwYes == pp {
+				c.hwAgree++
+			}
+			if hwYes == psYes {
+				c.hwSW++
+			}
+		}
+		t.AddRow(n, results.FormatCell(row[col("Program")]), ks[0], drd, hbYes, av, avYes, pp, psYes, hwYes, hwAvoids)
+		for _, p := range [][2]string{{drd, hbYes}, {av, avYes}, {pp, psYes}} {
+			c.total++
+			if p[0] == p[1] {
+				c.agree++
 			}
 		}
 	}
-	t.Notes = []string{fmt.Sprintf("%d of %d cells agree with the paper. A kernel counts as found when a finding involving an @bug instruction appears in at least one run.", agree, total)}
-	return t, agree, total, nil
+	t.Notes = []string{fmt.Sprintf("%d of %d cells agree with the paper. A kernel counts as found when a finding involving an @bug instruction appears in at least one run. pset-hw (the PSet hardware on the same seeds, %s, not counted in the agreement) is the paper's PSet in %d of %d rows and pset in %d; its avoidance column is the default experiment's (PSet's Table 2 is weft reproduce pset's).",
+		c.agree, c.total, psetDefaultMode, c.hwAgree, c.rows, c.hwSW)}
+	return t, c, nil
 }
 
 // bugabooTally counts a Bugaboo column over the bug kernels.

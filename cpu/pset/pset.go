@@ -197,6 +197,10 @@ type state struct {
 	stats [numStats]uint64
 	// stallAt is when each core's current stall began (0: none).
 	stallAt []core.Cycle
+	// stallSince is when each core's stalled access first stalled (0:
+	// none): re-stalls after a wake keep it, so the timeout bounds the
+	// whole stall, not each wait.
+	stallSince []core.Cycle
 }
 
 // HW is the PSet hardware attached to one machine.
@@ -288,6 +292,7 @@ func (h *HW) Attach(p *cpu.Port) error {
 	h.merge = make([]reader, 0, 2*MaxReaders)
 	h.kept = make([]reader, 0, MaxReaders)
 	h.st.stallAt = make([]core.Cycle, p.Cores())
+	h.st.stallSince = make([]core.Cycle, p.Cores())
 	names := append(statNames[:len(statNames):len(statNames)], rbNames...)
 	if err := p.Stats(names, func(dst []uint64) {
 		copy(dst, h.st.stats[:])
@@ -418,6 +423,8 @@ func (h *HW) check(a *cpu.Access, v *cpu.Verdict) {
 		// The re-check of a stalled access.
 		h.st.stats[statStallCycles] += uint64(a.Cycle - at)
 		h.st.stallAt[a.Core] = 0
+	} else {
+		h.st.stallSince[a.Core] = 0
 	}
 	if h.rb.hold.active && a.Thread == h.rb.hold.tid && a.PC == h.rb.hold.pc {
 		h.perturb(a, v)
@@ -454,7 +461,17 @@ func (h *HW) check(a *cpu.Access, v *cpu.Verdict) {
 		v.Delay = cost
 		return
 	}
-	stall := (h.spec.Mode == Stall || h.spec.Mode == StallThenRollback) && !a.TimedOut
+	// The timeout bounds the whole stall: a re-check that stalls again
+	// waits only what is left of it.
+	timedOut, left := a.TimedOut, h.spec.StallTimeout
+	if since := h.st.stallSince[a.Core]; since != 0 && left > 0 {
+		if a.Cycle-since >= left {
+			timedOut = true
+		} else {
+			left -= a.Cycle - since
+		}
+	}
+	stall := (h.spec.Mode == Stall || h.spec.Mode == StallThenRollback) && !timedOut
 	rollback := !stall && (h.spec.Mode == Rollback || h.spec.Mode == StallThenRollback)
 	m := h.port.Machine()
 	if rollback && (!m.HasCheckpoint() || h.rb.since >= h.spec.MaxRollbacks || len(m.Outputs()) > m.Checkpoint().Outputs) {
@@ -483,7 +500,10 @@ func (h *HW) check(a *cpu.Access, v *cpu.Verdict) {
 	case stall:
 		h.st.stats[statStalls]++
 		h.st.stallAt[a.Core] = a.Cycle
-		*v = cpu.StallOnLine(a, h.spec.StallTimeout)
+		if h.st.stallSince[a.Core] == 0 {
+			h.st.stallSince[a.Core] = a.Cycle
+		}
+		*v = cpu.StallOnLine(a, left)
 		return
 	case rollback:
 		ck := m.Checkpoint()
@@ -502,7 +522,7 @@ func (h *HW) check(a *cpu.Access, v *cpu.Verdict) {
 		*v = cpu.Verdict{Kind: cpu.Rollback, Reseed: h.rb.counts[rbRollbacks]*0x9E3779B97F4A7C15 | 1}
 		return
 	}
-	if a.TimedOut {
+	if timedOut {
 		h.st.stats[statTimeouts]++
 	}
 	h.st.stats[statCheckCycles] += uint64(cost)
@@ -734,8 +754,9 @@ func (h *HW) Save(buf any) any {
 		s = &state{}
 	}
 	stallAt := append(s.stallAt[:0], h.st.stallAt...)
+	since := append(s.stallSince[:0], h.st.stallSince...)
 	*s = h.st
-	s.stallAt = stallAt
+	s.stallAt, s.stallSince = stallAt, since
 	return s
 }
 
@@ -743,6 +764,7 @@ func (h *HW) Save(buf any) any {
 func (h *HW) Load(buf any) {
 	s := buf.(*state)
 	stallAt := append(h.st.stallAt[:0], s.stallAt...)
+	since := append(h.st.stallSince[:0], s.stallSince...)
 	h.st = *s
-	h.st.stallAt = stallAt
+	h.st.stallAt, h.st.stallSince = stallAt, since
 }

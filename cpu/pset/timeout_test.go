@@ -103,3 +103,46 @@ tu:    unlock l
 		t.Errorf("stall_timeouts = %d, but %d stalls timed out (stalls = %d)", got, timedOut, stat(t, r, "stalls"))
 	}
 }
+
+// TestTimeoutBoundsWholeStall: a stalled access that another thread's
+// spinning wakes over and over (each wake re-checks it, and it stalls
+// again) is released when stall_timeout_cycles have passed since it first
+// stalled, not re-armed at every re-stall (which let it wait as long as
+// the spinning lasted: here for ever).
+func TestTimeoutBoundsWholeStall(t *testing.T) {
+	p := asm(t, `
+.data
+x:    .word 0
+      .align 64
+stop: .word 0
+.text
+main:  spawn r5, t1, r0
+       work 200
+       li r1, 1
+       st r1, x
+       st r1, stop
+       join r5
+       exit
+t1:    ld r2, x
+       ld r3, stop
+       beq r3, r0, t1
+       exit
+`)
+	for _, mode := range []string{"stall", "stall_then_rollback"} {
+		c := hwConfig()
+		c.PSet.Recovery.Mode = mode
+		c.PSet.Recovery.StallTimeoutCycles = 2000
+		c.Sim.MaxCycles = 1_000_000
+		r, err := sim.Run(c, p, 1, sim.WithPSets(nullPSets(p, nil)), sim.WithStatGroups())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Outcome != "pass" || r.Cycles > 50_000 {
+			t.Errorf("%s: %s after %d cycles; want the stall released after 2000", mode, r.Outcome, r.Cycles)
+		}
+		if mode == "stall" && stat(t, r, "stall_timeouts") == 0 {
+			t.Errorf("stall: no timeout")
+		}
+		t.Logf("%s: %d cycles, %d stalls, %d timeouts, %d rollbacks", mode, r.Cycles, stat(t, r, "stalls"), stat(t, r, "stall_timeouts"), stat(t, r, "rollbacks"))
+	}
+}

@@ -118,6 +118,14 @@ func runPSet(env Env) (*Report, error) {
 	sens.Tables = append(sens.Tables, rec.Tables...)
 	sens.Plots = append(sens.Plots, rec.Plots...)
 	sens.Comment += "\n\n" + rec.Comment
+	more, n6, err := psetSweeps(env, ks, nTrain)
+	if err != nil {
+		return fail(err)
+	}
+	instrs += n6
+	sens.Tables = append(sens.Tables, more.Tables...)
+	sens.Plots = append(sens.Plots, more.Plots...)
+	sens.Comment += "\n\n" + more.Comment
 	sections := []Section{t1, t2, t3, sens}
 	sections = append(append(sections, psetFigure8(curves, nTrain)), sizes...)
 	return &Report{

@@ -782,9 +782,11 @@ func psetSensitivity(env Env, ks []*psetKernel, nTrain int) (Section, uint64, er
 		return fmt.Sprintf("%v–%v", lo, hi)
 	}
 	return Section{
-		Heading: "Sensitivity: granularity and reader slots (not in the paper)",
+		Heading: "Sensitivity (not in the paper): granularity, reader slots, recovery settings, checkpoint interval, L1 size, training runs",
 		Text: `The same learned PSets, the hardware logging only, at word and line granularity with 1, 2 and 4
-last-reader slots per granule.`,
+last-reader slots per granule; then the recovery settings (stall timeout, rollback budget), the
+checkpoint interval, the L1 size (metadata lost on eviction, and kept as a control) and the number of
+training runs, each in its own table below.`,
 		Tables: []*results.Table{t},
 		Plots: []Plot{{Name: "sensitivity", Caption: "Rows detected and false violations by granularity/reader slots", Data: t,
 			Draw: func(path string) error {

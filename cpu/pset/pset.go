@@ -182,7 +182,31 @@ const (
 
 // fIns is the index of a granule's writer instruction count (the rollback
 // modes); the readers' follow it.
-func (h *HW) fIns() int { return fReaders + 2*h.spec.Readers }
+func (h *HW) fIns() int { return h.fStamps() + (h.spec.Readers+1)/2 }
+
+// fStamps is the index of a granule's first stamp word: the 32-bit
+// stamps are packed two to a word (reader i's in word i/2, the low half
+// for even i), which keeps a word granule with 4 readers in 8 host words.
+func (h *HW) fStamps() int { return fReaders + h.spec.Readers }
+
+// stamp returns reader slot i's stamp.
+func (h *HW) stamp(g []uint64, i int) uint64 {
+	return g[h.fStamps()+i/2] >> (32 * (i % 2)) & stampMask
+}
+
+// setStamp sets reader slot i's stamp (its low 32 bits: the hardware's
+// width; stamps compare with wraparound).
+func (h *HW) setStamp(g []uint64, i int, v uint64) {
+	w, sh := &g[h.fStamps()+i/2], 32*(i%2)
+	*w = *w&^(stampMask<<sh) | (v&stampMask)<<sh
+}
+
+// stampMask keeps a 32-bit stamp.
+const stampMask = 1<<32 - 1
+
+// stampBefore reports whether stamp a is older than b, with wraparound
+// (stamps of live readers are less than 2^31 performs apart).
+func stampBefore(a, b uint64) bool { return int32(uint32(a)-uint32(b)) < 0 }
 
 // packID packs an instruction and thread into a writer or reader id.
 func packID(pc, tid int32) uint64 { return (uint64(pc)+1)<<tidBits | uint64(tid)&tidMask }
@@ -268,8 +292,12 @@ func (h *HW) Meta() coherence.MetaRequest {
 	for i := range h.spec.Readers {
 		fs = append(fs, coherence.Field{Name: fmt.Sprintf("reader%d", i), Bits: 32 + tidBits})
 	}
-	for i := range h.spec.Readers {
-		fs = append(fs, coherence.Field{Name: fmt.Sprintf("stamp%d", i), Bits: 32})
+	for i := 0; i < h.spec.Readers; i += 2 {
+		if i+1 < h.spec.Readers {
+			fs = append(fs, coherence.Field{Name: fmt.Sprintf("stamps%d-%d", i, i+1), Bits: 64})
+		} else {
+			fs = append(fs, coherence.Field{Name: fmt.Sprintf("stamp%d", i), Bits: 32})
+		}
 	}
 	if h.ins {
 		// Host fields: the machine's instruction count at the writer's and
@@ -377,10 +405,11 @@ func (h *HW) mergeGranule(dst, src []uint64) {
 		var r reader
 		if i < len(out) {
 			r = out[len(out)-1-i]
-			dst[fReaders+i], dst[fReaders+k+i] = packID(r.pc, r.tid), r.seq
+			dst[fReaders+i] = packID(r.pc, r.tid)
 		} else {
-			dst[fReaders+i], dst[fReaders+k+i] = 0, 0
+			dst[fReaders+i] = 0
 		}
+		h.setStamp(dst, i, r.seq)
 		if h.ins {
 			dst[h.fIns()+1+i] = r.ins
 		}
@@ -392,7 +421,7 @@ func (h *HW) readersOf(rs []reader, g []uint64) []reader {
 	k := h.spec.Readers
 	for i, id := range g[fReaders : fReaders+k] {
 		if id != 0 {
-			r := reader{pc: idPC(id), tid: idTid(id), seq: g[fReaders+k+i]}
+			r := reader{pc: idPC(id), tid: idTid(id), seq: h.stamp(g, i)}
 			if h.ins {
 				r.ins = g[h.fIns()+1+i]
 			}
@@ -405,7 +434,7 @@ func (h *HW) readersOf(rs []reader, g []uint64) []reader {
 // sortReaders sorts by stamp (insertion sort: at most 2×MaxReaders).
 func sortReaders(rs []reader) {
 	for i := 1; i < len(rs); i++ {
-		for j := i; j > 0 && rs[j].seq < rs[j-1].seq; j-- {
+		for j := i; j > 0 && stampBefore(rs[j].seq, rs[j-1].seq); j-- {
 			rs[j], rs[j-1] = rs[j-1], rs[j]
 		}
 	}
@@ -695,7 +724,8 @@ func (h *HW) perform(a *cpu.Access) {
 	}
 	if *o == own {
 		// Every id here is this thread's: at most one reader, in slot 0.
-		g[fReaders], g[fReaders+h.spec.Readers] = packID(a.PC, a.Thread), h.st.seq
+		g[fReaders] = packID(a.PC, a.Thread)
+		h.setStamp(g, 0, h.st.seq)
 		if h.ins {
 			g[h.fIns()+1] = ins
 		}
@@ -709,38 +739,33 @@ func (h *HW) perform(a *cpu.Access) {
 // when the slots are full.
 func (h *HW) addReader(g []uint64, r reader) {
 	k := h.spec.Readers
-	ids, seqs := g[fReaders:fReaders+k], g[fReaders+k:fReaders+2*k]
+	ids := g[fReaders : fReaders+k]
 	var ins []uint64
 	if h.ins {
 		ins = g[h.fIns()+1 : h.fIns()+1+k]
 	}
-	n := 0
+	n, drop := 0, -1
 	for n < k && ids[n] != 0 {
+		if idTid(ids[n]) == r.tid {
+			drop = n // r.tid's earlier read
+		}
 		n++
 	}
-	// Remove r.tid's earlier read, if any.
-	for i := 0; i < n; i++ {
-		if idTid(ids[i]) == r.tid {
-			copy(ids[i:n], ids[i+1:n])
-			copy(seqs[i:n], seqs[i+1:n])
-			n--
-			ids[n], seqs[n] = 0, 0
+	if drop < 0 && n == k {
+		drop = 0 // the oldest
+	}
+	if drop >= 0 {
+		for i := drop; i < n-1; i++ {
+			ids[i] = ids[i+1]
+			h.setStamp(g, i, h.stamp(g, i+1))
 			if ins != nil {
-				copy(ins[i:n+1], ins[i+1:n+1])
-				ins[n] = 0
+				ins[i] = ins[i+1]
 			}
-			break
 		}
+		n--
 	}
-	if n == k {
-		copy(ids, ids[1:])
-		copy(seqs, seqs[1:])
-		if ins != nil {
-			copy(ins, ins[1:])
-		}
-		n = k - 1
-	}
-	ids[n], seqs[n] = packID(r.pc, r.tid), r.seq
+	ids[n] = packID(r.pc, r.tid)
+	h.setStamp(g, n, r.seq)
 	if ins != nil {
 		ins[n] = r.ins
 	}

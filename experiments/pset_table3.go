@@ -32,12 +32,17 @@ var psetTable3Programs = [][2]string{
 	{"blackscholes", "blackscholes"}, {"canneal", "canneal"}, {"mysql bmove512", "pset-bmove"},
 }
 
-// psetT3Count is what one run of Table 3 saw: violations resolved by
-// stalling, rollbacks, violations that could not be resolved (accepted
-// after the last rollback and learned), their distinct pairs, and the
-// instructions the rollbacks discarded.
+// psetT3Count is what one run of Table 3 saw, each false violation
+// (one involving no @bug instruction: scoring may read the marks) counted
+// once, by how it ended: resolved by stalling (the re-check after its
+// stall passed), resolved by rolling back (the run went on past it to a
+// new checkpoint), or not resolved (accepted after the last rollback, and
+// learned). Work a later rollback discarded is not counted; rollbacks
+// counts every rollback a false violation caused, and discarded the
+// instructions they discarded.
 type psetT3Count struct {
 	stall, rollback, cannot int
+	rollbacks               int
 	pairs                   map[[2]int32]bool
 	discarded               int64
 	// accepted counts each pair's unresolved violations: an online
@@ -45,66 +50,127 @@ type psetT3Count struct {
 	accepted map[[2]int32]int
 }
 
-// psetT3Observer classifies a run's false violations (those not involving
-// an @bug instruction: scoring may read the marks). A stall is resolved
-// when the re-check after its end does not violate again at the same
-// access; a violation that proceeds (stalled = 0) could not be resolved.
+// t3Viol is one checked access's violation: where and when, and whether
+// every pair of it is false.
+type t3Viol struct {
+	ok     bool
+	core   int32
+	thread int32
+	cycle  core.Cycle
+	pc     int32
+	addr   uint64
+	false_ bool
+}
+
+// same reports whether e is (another pair of) v's check.
+func (v t3Viol) same(e *core.Event) bool {
+	return v.ok && v.core == e.Core && v.cycle == e.Cycle && v.pc == e.PC && v.addr == e.Addr
+}
+
+// psetT3Observer classifies a run's false violations for Table 3 from the
+// hardware's events (core/contract.go): a stalling or rolling-back check
+// emits PSetViolation (stalled = 1), then StallBegin, or the Rollback at
+// the safe point after it; a stall's StallEnd is followed at once, in the
+// same cycle, by its re-check, which emits PSetViolation again if it
+// still violates; an accepted violation emits PSetViolation (stalled = 0)
+// and a Checkpoint follows. Counts since the last checkpoint are
+// tentative: a rollback discards them.
 type psetT3Observer struct {
 	bug map[int32]bool
 	c   *psetT3Count
-	// last is each core's last stalling violation: (pc, addr, false?).
-	last map[int32][3]uint64
-	// pending holds each core's stall that ended by its condition and
-	// awaits its re-check.
-	pending map[int32][3]uint64
+	// viol is each core's last stalled violation; stallOf the violation
+	// each core's current stall is for (none: a perturbation hold).
+	viol, stallOf map[int32]t3Viol
+	// ended is a stall that ended by its condition, awaiting its re-check
+	// (the next event).
+	ended t3Viol
+	// cause is the last stalled violation: a rollback's.
+	cause t3Viol
+	// accept is the last accepted violation (several pairs, one count).
+	accept t3Viol
+	// episodes are the false violations (thread, pc) rolled back since the
+	// last checkpoint and not accepted.
+	episodes map[[2]int32]bool
+	// tentative counts since the last checkpoint.
+	tStall, tCannot int
+}
+
+func newT3Observer(bug map[int32]bool, c *psetT3Count) *psetT3Observer {
+	return &psetT3Observer{bug: bug, c: c, viol: map[int32]t3Viol{}, stallOf: map[int32]t3Viol{}, episodes: map[[2]int32]bool{}}
 }
 
 // Observe implements core.Observer.
 func (o *psetT3Observer) Observe(e *core.Event) {
-	// settle decides a core's pending stall: resolved unless this is the
-	// re-check of the same access violating again.
-	settle := func(c int32, pc int32, addr uint64) {
-		if p, ok := o.pending[c]; ok {
-			if (p[0] != uint64(pc) || p[1] != addr) && p[2] == 1 {
-				o.c.stall++
-			}
-			delete(o.pending, c)
+	if o.ended.ok {
+		if !(e.Kind == core.KindPSetViolation && o.ended.same(e)) && o.ended.false_ {
+			o.tStall++ // the re-check passed
 		}
+		o.ended = t3Viol{}
 	}
 	switch e.Kind {
 	case core.KindPSetViolation:
-		settle(e.Core, e.PC, e.Addr)
 		pred := int32(e.Words[0])
 		isFalse := !o.bug[e.PC] && !o.bug[pred]
-		if e.Words[3] == 1 {
-			f := uint64(0)
-			if isFalse {
-				f = 1
-			}
-			o.last[e.Core] = [3]uint64{uint64(e.PC), e.Addr, f}
+		if isFalse {
+			o.c.pairs[[2]int32{pred, e.PC}] = true
 		}
-		if !isFalse {
+		v := t3Viol{ok: true, core: e.Core, thread: e.Thread, cycle: e.Cycle, pc: e.PC, addr: e.Addr, false_: isFalse}
+		if e.Words[3] == 1 {
+			if o.viol[e.Core].same(e) {
+				v.false_ = v.false_ && o.viol[e.Core].false_
+			}
+			o.viol[e.Core], o.cause = v, v
 			return
 		}
-		o.c.pairs[[2]int32{pred, e.PC}] = true
-		if e.Words[3] == 0 {
-			o.c.cannot++
+		if isFalse {
 			o.c.accepted[[2]int32{pred, e.PC}]++
 		}
-	case core.KindStallEnd:
-		if l, ok := o.last[e.Core]; ok && e.Words[0] == 0 && l[0] == uint64(e.PC) && l[1] == e.Addr {
-			o.pending[e.Core] = l
+		if o.accept.same(e) {
+			o.accept.false_ = o.accept.false_ && isFalse
+			return
 		}
+		o.commitAccept()
+		o.accept = v
 	case core.KindStallBegin:
-		settle(e.Core, -1, 0)
-	case core.KindRollback:
-		o.c.rollback++
-		o.c.discarded += e.Value
-	case core.KindRunEnd:
-		for c := range o.pending {
-			settle(c, -1, 0)
+		if o.viol[e.Core].same(e) {
+			o.stallOf[e.Core] = o.viol[e.Core]
+		} else {
+			o.stallOf[e.Core] = t3Viol{}
 		}
+	case core.KindStallEnd:
+		if v := o.stallOf[e.Core]; v.ok && e.Words[0] == 0 {
+			v.cycle = e.Cycle
+			o.ended = v
+		}
+		delete(o.stallOf, e.Core)
+	case core.KindRollback:
+		o.accept = t3Viol{}
+		if o.cause.ok && o.cause.false_ {
+			o.c.rollbacks++
+			o.c.discarded += e.Value
+			o.episodes[[2]int32{o.cause.thread, o.cause.pc}] = true
+		}
+		o.tStall, o.tCannot = 0, 0
+	case core.KindCheckpoint, core.KindRunEnd:
+		o.commitAccept()
+		o.c.stall, o.c.cannot = o.c.stall+o.tStall, o.c.cannot+o.tCannot
+		o.c.rollback += len(o.episodes)
+		o.tStall, o.tCannot = 0, 0
+		clear(o.episodes)
 	}
+}
+
+// commitAccept counts the last accepted violation, once, and ends its
+// rollback episode (its rollbacks did not resolve it).
+func (o *psetT3Observer) commitAccept() {
+	if !o.accept.ok {
+		return
+	}
+	if o.accept.false_ {
+		o.tCannot++
+	}
+	delete(o.episodes, [2]int32{o.accept.thread, o.accept.pc})
+	o.accept = t3Viol{}
 }
 
 // psetTable3 runs Table 3: each program's PSets (Table 1's for its
@@ -186,7 +252,7 @@ func psetTable3(env Env, ks []*psetKernel, nTrain int) (Section, uint64, error) 
 		return Section{}, 0, err
 	}
 	t := results.NewTable("table3", fmt.Sprintf("PSet Table 3: false violations on %d unseen seeds per program with the hardware stalling, then rolling back, weft beside the paper", psetTable3Runs),
-		"program (paper)", "workload", "resolved by stall", "rolled back", "cannot resolve", "total", "distinct pairs", "instructions", "violations per 10^9 instructions",
+		"program (paper)", "workload", "resolved by stall", "resolved by rollback", "cannot resolve", "total", "distinct pairs", "rollbacks", "instructions", "violations per 10^9 instructions",
 		"re-executed % (actual)", "re-executed % (100k a rollback)", "online updates", "stall (paper)", "rollback (paper)", "cannot resolve (paper)", "total (paper)", "instructions (paper)")
 	col := func(name string) int {
 		i, _ := paper.Column(name)
@@ -195,7 +261,7 @@ func psetTable3(env Env, ks []*psetKernel, nTrain int) (Section, uint64, error) 
 	var cannotRows, cleanRows []string
 	var totalV, totalI float64
 	for pi, p := range ps {
-		var st, rb, cn, updates int
+		var st, rb, cn, rbs, updates int
 		var disc int64
 		var in uint64
 		pairs := map[[2]int32]bool{}
@@ -203,7 +269,7 @@ func psetTable3(env Env, ks []*psetKernel, nTrain int) (Section, uint64, error) 
 			r, c := all[pi*psetTable3Runs+s], counts[pi][s]
 			instrs += r.Instructions
 			in += r.Instructions
-			st, rb, cn, disc = st+c.stall, rb+c.rollback, cn+c.cannot, disc+c.discarded
+			st, rb, cn, rbs, disc = st+c.stall, rb+c.rollback, cn+c.cannot, rbs+c.rollbacks, disc+c.discarded
 			for k := range c.pairs {
 				pairs[k] = true
 			}
@@ -219,8 +285,8 @@ func psetTable3(env Env, ks []*psetKernel, nTrain int) (Section, uint64, error) 
 		if total == 0 {
 			cleanRows = append(cleanRows, p.name)
 		}
-		row := []any{p.paper, p.name, st, rb, cn, total, len(pairs), in, 1e9 * float64(total) / float64(in),
-			100 * float64(disc) / float64(in), 100 * float64(rb) * 1e5 / float64(in), updates}
+		row := []any{p.paper, p.name, st, rb, cn, total, len(pairs), rbs, in, 1e9 * float64(total) / float64(in),
+			100 * float64(disc) / float64(in), 100 * float64(rbs) * 1e5 / float64(in), updates}
 		found := false
 		for _, pr := range paper.Rows {
 			if results.FormatCell(pr[col("program")]) == p.paper {
@@ -233,7 +299,7 @@ func psetTable3(env Env, ks []*psetKernel, nTrain int) (Section, uint64, error) 
 		}
 		t.AddRow(row...)
 	}
-	t.Notes = []string{fmt.Sprintf("Unseen seeds follow the training seeds (Table 1's %d for its kernels, %d for the others); weft's programs take no input beyond the seed, so an unseen seed is an unseen schedule (and timing jitter), not new data. A violation counts when it involves no @bug instruction (scoring reads the marks). Resolved by stall: a stall whose re-check passed; rolled back: each rollback; cannot resolve: a violation accepted after the last rollback of its checkpoint (or with no checkpoint to return to), whose pairs then join the run's PSets (online updates). Re-executed %%: the instructions the rollbacks discarded over those kept, and the paper's estimate, 10^5 instructions a rollback.", nTrain, psetTable3Train)}
+	t.Notes = []string{fmt.Sprintf("Unseen seeds follow the training seeds (Table 1's %d for its kernels, %d for the others); weft's programs take no input beyond the seed, so an unseen seed is an unseen schedule (and timing jitter), not new data. A violation counts when it involves no @bug instruction (scoring reads the marks). Each false violation counts once, by how it ended, and work a rollback discarded does not count: resolved by stall (the re-check after its stall passed), resolved by rollback (the run went on past it to a new checkpoint), cannot resolve (accepted after the last rollback of its checkpoint, or with none to return to; its pairs then join the run's PSets: online updates). Rollbacks: every rollback a false violation caused (an unresolved one has max_rollbacks of them). Re-executed %%: the instructions those rollbacks discarded over those kept, and the paper's estimate, 10^5 instructions a rollback.", nTrain, psetTable3Train)}
 	var perBillion float64
 	if totalI > 0 {
 		perBillion = 1e9 * totalV / totalI
@@ -311,7 +377,7 @@ func psetBmoveWindows(env Env, base configs.Config) (*results.Table, uint64, err
 		return nil, 0, err
 	}
 	t := results.NewTable("table3_bmove", fmt.Sprintf("%s (an unrolled 64-word copy over a record a producer filled to a timing-dependent length): PSets from 10 training windows of %d seeds, each checked on the %d seeds after it", psetBmove, psetTable3Train, psetTable3Runs),
-		"training seeds", "checked seeds", "runs with unresolved violations", "cannot resolve", "rolled back", "distinct pairs", "pairs unresolved twice in a run", "failing runs")
+		"training seeds", "checked seeds", "runs with unresolved violations", "cannot resolve", "rollbacks", "distinct pairs", "pairs unresolved twice in a run", "failing runs")
 	for w := range windows {
 		var runs, cannot, rolled, twice, failing int
 		pairs := map[[2]int32]bool{}
@@ -321,7 +387,7 @@ func psetBmoveWindows(env Env, base configs.Config) (*results.Table, uint64, err
 			if c.cannot > 0 {
 				runs++
 			}
-			cannot, rolled = cannot+c.cannot, rolled+c.rollback
+			cannot, rolled = cannot+c.cannot, rolled+c.rollbacks
 			for k := range c.pairs {
 				pairs[k] = true
 			}
@@ -385,9 +451,8 @@ func psetT3Jobs(prog *isa.Program, cfg configs.Config, psets isa.PSets, from uin
 		c := &counts[s]
 		jobs[s] = job{Config: cfg, Program: prog, Seed: from + uint64(s), Options: func() []sim.Option {
 			*c = psetT3Count{pairs: map[[2]int32]bool{}, accepted: map[[2]int32]int{}}
-			o := &psetT3Observer{bug: bug, c: c, last: map[int32][3]uint64{}, pending: map[int32][3]uint64{}}
 			return []sim.Option{sim.WithPSets(psets), sim.WithStatGroups(), sim.WithObserver(core.MaskOf(core.KindPSetViolation,
-				core.KindStallBegin, core.KindStallEnd, core.KindRollback, core.KindRunEnd), o)}
+				core.KindStallBegin, core.KindStallEnd, core.KindRollback, core.KindCheckpoint, core.KindRunEnd), newT3Observer(bug, c))}
 		}}
 	}
 	return jobs, counts

@@ -183,6 +183,9 @@ const (
 	// PSetNoSync says accesses to synchronisation words were left out.
 	PSetNoSync     PSetFlags = 1 << iota
 	psetKnownFlags           = PSetNoSync
+	// PSetUnrecorded, only from DecodePSetsFlags, says the file is
+	// version 1, which recorded no flags.
+	PSetUnrecorded PSetFlags = 1 << 7
 )
 
 // PSetMaxInstrs is the most instructions a program can have for its PSets
@@ -358,15 +361,15 @@ func DecodePSets(p *Program, name string, b []byte) (PSets, error) {
 	return s, err
 }
 
-// DecodePSetsFlags is DecodePSets that also returns the file's flags (0
-// for a version 1 file). Unknown flag bits are an error.
+// DecodePSetsFlags is DecodePSets that also returns the file's flags
+// (PSetUnrecorded for a version 1 file). Unknown flag bits are an error.
 func DecodePSetsFlags(p *Program, name string, b []byte) (PSets, PSetFlags, error) {
 	s, err := decodePSets(p, name, b)
 	if err != nil {
 		return nil, 0, err
 	}
 	if b[4] == 1 {
-		return s, 0, nil
+		return s, PSetUnrecorded, nil
 	}
 	f := PSetFlags(b[len(b)-1])
 	if f&^psetKnownFlags != 0 {

@@ -108,7 +108,7 @@ func TestPSetsRoundTrip(t *testing.T) {
 	// round-trip.
 	v1 := slices.Clone(b[:53])
 	v1[4] = 1
-	if s, f, err := DecodePSetsFlags(p, "v1.pset", v1); err != nil || f != 0 || !s.Equal(psetSample()) {
+	if s, f, err := DecodePSetsFlags(p, "v1.pset", v1); err != nil || f != PSetUnrecorded || !s.Equal(psetSample()) {
 		t.Errorf("version 1: %v, flags %d", err, f)
 	}
 	nb, _ := EncodePSetsFlags(p, psetSample(), PSetNoSync)
@@ -334,16 +334,26 @@ func FuzzDecodePSets(f *testing.F) {
 	good, _ := EncodePSets(p, psetSample())
 	f.Add(good)
 	f.Add(good[:30])
+	v1 := append([]byte{}, good[:len(good)-1]...)
+	v1[4] = 1
+	f.Add(v1)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := DecodePSets(p, "f", b)
+		s, flags, err := DecodePSetsFlags(p, "f", b)
 		if err != nil {
 			return
 		}
 		if err := s.Validate(p); err != nil {
 			t.Fatalf("decoded invalid PSets: %v", err)
 		}
-		back, err := EncodePSets(p, s)
-		if err != nil || string(back) != string(b) {
+		want := b
+		if flags&PSetUnrecorded != 0 {
+			// A version 1 file re-encodes as version 2 with no flags.
+			want = append(append([]byte{}, b...), 0)
+			want[4] = psetVersion
+			flags = 0
+		}
+		back, err := EncodePSetsFlags(p, s, flags)
+		if err != nil || string(back) != string(want) {
 			t.Fatalf("decoded PSets re-encode differently: %v", err)
 		}
 	})

@@ -212,6 +212,9 @@ func readPSets(prog *isa.Program, path string) (isa.PSets, isa.PSetFlags, error)
 // accesses disagrees with a check (how) that counts them (ignoreSync
 // false) or not, or "".
 func syncMismatch(path string, flags isa.PSetFlags, ignoreSync bool, how string) string {
+	if flags&isa.PSetUnrecorded != 0 {
+		return "" // a version 1 file: not recorded
+	}
 	fileIgnores := flags&isa.PSetNoSync != 0
 	switch {
 	case fileIgnores && !ignoreSync:
@@ -287,13 +290,17 @@ func psetCheck(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The file says whether training left synchronisation accesses out;
-	// the check follows it, and --ignore-sync must agree.
-	fileIgnores := flags&isa.PSetNoSync != 0
-	if *p.ignoreSync && !fileIgnores {
-		return usagef(fs, "pset check: %s", syncMismatch(pos[0], flags, true, "--ignore-sync"))
+	// The file says whether training left synchronisation accesses out
+	// (a version 1 file does not: then --ignore-sync says); the check
+	// follows it, and --ignore-sync must agree.
+	ignore := flags&isa.PSetNoSync != 0
+	if m := syncMismatch(pos[0], flags, true, "--ignore-sync"); *p.ignoreSync && m != "" {
+		return usagef(fs, "pset check: %s", m)
 	}
-	opts := pset.Options{IgnoreSync: fileIgnores, IgnoreUntested: *untested == "ignore"}
+	if flags&isa.PSetUnrecorded != 0 {
+		ignore = *p.ignoreSync
+	}
+	opts := pset.Options{IgnoreSync: ignore, IgnoreUntested: *untested == "ignore"}
 	bar := newProgress(e, *p.quiet, *p.runs, "checking")
 	var merged detectors.Merger
 	violating, failing := 0, 0

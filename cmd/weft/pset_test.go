@@ -54,6 +54,15 @@ func TestPSetTrainShowCheck(t *testing.T) {
 	mustWeft(t, "pset", "train", "-w", "counter-race", "--runs", "10", "--ignore-sync", "-o", nosync, "--quiet")
 	mustWeft(t, "pset", "check", "-w", "counter-race", "--runs", "5", nosync, "--quiet")
 	mustWeft(t, "pset", "check", "-w", "counter-race", "--runs", "5", "--ignore-sync", nosync, "--quiet")
+	// A version 1 file (no flags byte) records neither: --ignore-sync
+	// decides, with no error.
+	v1data, _ := os.ReadFile(nosync)
+	v1data = v1data[:len(v1data)-1]
+	v1data[4] = 1
+	v1 := filepath.Join(dir, "v1.pset")
+	os.WriteFile(v1, v1data, 0o644)
+	mustWeft(t, "pset", "check", "-w", "counter-race", "--runs", "5", "--ignore-sync", v1, "--quiet")
+	mustWeft(t, "pset", "check", "-w", "counter-race", "--runs", "5", v1, "--quiet")
 
 	data, _ := os.ReadFile(file)
 	trunc := filepath.Join(dir, "trunc.pset")

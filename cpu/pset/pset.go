@@ -169,15 +169,16 @@ const (
 // Field layout of a granule: the owner (a host field, not hardware: t+1
 // when every id in the granule is thread t's, else 0; the core skips the
 // check of thread t's accesses there, which could find no remote
-// predecessor), the writer, Readers reader ids, then their Readers stamps. A writer or reader id packs pc+1 (0: none) above a
-// 16-bit thread id, as the paper's 32-bit instruction id and our 16-bit
-// thread id travel together; packing keeps a granule in few host words.
+// predecessor), the writer, Readers reader ids, then their Readers stamps
+// (two a word). A writer or reader id packs pc+1 (0: none) above the
+// thread id, one host word: on the bus it is the paper's 32-bit
+// instruction id and a 16-bit thread id (the host keeps the whole id, so
+// runs of more threads stay exact).
 const (
 	fOwner   = 0
 	fW       = 1
 	fReaders = 2
-	tidBits  = 16
-	tidMask  = 1<<tidBits - 1
+	tidBits  = 16 // the hardware's thread-id width (bus bits)
 )
 
 // fIns is the index of a granule's writer instruction count (the rollback
@@ -209,11 +210,11 @@ const stampMask = 1<<32 - 1
 func stampBefore(a, b uint64) bool { return int32(uint32(a)-uint32(b)) < 0 }
 
 // packID packs an instruction and thread into a writer or reader id.
-func packID(pc, tid int32) uint64 { return (uint64(pc)+1)<<tidBits | uint64(tid)&tidMask }
+func packID(pc, tid int32) uint64 { return (uint64(pc)+1)<<32 | uint64(uint32(tid)) }
 
 // idPC and idTid unpack an id (not 0).
-func idPC(id uint64) int32  { return int32(id>>tidBits) - 1 }
-func idTid(id uint64) int32 { return int32(id & tidMask) }
+func idPC(id uint64) int32  { return int32(id>>32) - 1 }
+func idTid(id uint64) int32 { return int32(uint32(id)) }
 
 // state is what a checkpoint copies.
 type state struct {
@@ -225,6 +226,9 @@ type state struct {
 	// none): re-stalls after a wake keep it, so the timeout bounds the
 	// whole stall, not each wait.
 	stallSince []core.Cycle
+	// held marks a core whose access a perturbation hold stalled: the
+	// hold's timeout is not the access's own stall timeout.
+	held []bool
 }
 
 // HW is the PSet hardware attached to one machine.
@@ -321,6 +325,7 @@ func (h *HW) Attach(p *cpu.Port) error {
 	h.kept = make([]reader, 0, MaxReaders)
 	h.st.stallAt = make([]core.Cycle, p.Cores())
 	h.st.stallSince = make([]core.Cycle, p.Cores())
+	h.st.held = make([]bool, p.Cores())
 	names := append(statNames[:len(statNames):len(statNames)], rbNames...)
 	if err := p.Stats(names, func(dst []uint64) {
 		copy(dst, h.st.stats[:])
@@ -359,7 +364,7 @@ func (h *HW) ownerOf(g []uint64) uint64 {
 		if id == 0 {
 			continue
 		}
-		if t := id&tidMask + 1; o == 0 {
+		if t := uint64(idTid(id)) + 1; o == 0 {
 			o = t
 		} else if o != t {
 			return 0
@@ -448,10 +453,14 @@ func (h *HW) tracked(a *cpu.Access) bool {
 // check computes the access's immediate remote predecessors from its
 // granule and checks them against its PSet.
 func (h *HW) check(a *cpu.Access, v *cpu.Verdict) {
+	timedOut := a.TimedOut
 	if at := h.st.stallAt[a.Core]; at != 0 {
 		// The re-check of a stalled access.
 		h.st.stats[statStallCycles] += uint64(a.Cycle - at)
 		h.st.stallAt[a.Core] = 0
+		if h.st.held[a.Core] {
+			h.st.held[a.Core], timedOut = false, false
+		}
 	} else {
 		h.st.stallSince[a.Core] = 0
 	}
@@ -492,7 +501,7 @@ func (h *HW) check(a *cpu.Access, v *cpu.Verdict) {
 	}
 	// The timeout bounds the whole stall: a re-check that stalls again
 	// waits only what is left of it.
-	timedOut, left := a.TimedOut, h.spec.StallTimeout
+	left := h.spec.StallTimeout
 	if since := h.st.stallSince[a.Core]; since != 0 && left > 0 {
 		if a.Cycle-since >= left {
 			timedOut = true
@@ -509,6 +518,7 @@ func (h *HW) check(a *cpu.Access, v *cpu.Verdict) {
 		// and checkpoint here.
 		rollback = false
 		h.rb.counts[rbExhausted]++
+		h.rb.hold.active = false
 		h.learn(a.PC)
 		m.RequestCheckpoint()
 	}
@@ -544,8 +554,13 @@ func (h *HW) check(a *cpu.Access, v *cpu.Verdict) {
 		case DelayViolator:
 			h.rb.hold.active, h.rb.hold.tid, h.rb.hold.pc = true, a.Thread, a.PC
 		case DelayPredecessor:
-			c := h.cands[first]
-			h.rb.hold.active, h.rb.hold.tid, h.rb.hold.pc = true, c.tid, c.pc
+			// Hold the predecessor if the re-execution runs it again (it
+			// came after the checkpoint), else the violator.
+			if c := h.cands[first]; c.ins != 0 && c.ins-1 >= ck.Instructions {
+				h.rb.hold.active, h.rb.hold.tid, h.rb.hold.pc = true, c.tid, c.pc
+			} else {
+				h.rb.hold.active, h.rb.hold.tid, h.rb.hold.pc = true, a.Thread, a.PC
+			}
 		}
 		// A different jitter stream for every rollback of the run.
 		*v = cpu.Verdict{Kind: cpu.Rollback, Reseed: h.rb.counts[rbRollbacks]*0x9E3779B97F4A7C15 | 1}
@@ -565,6 +580,7 @@ func (h *HW) perturb(a *cpu.Access, v *cpu.Verdict) {
 	h.rb.hold.active = false
 	h.rb.counts[rbHolds]++
 	h.st.stallAt[a.Core] = a.Cycle
+	h.st.held[a.Core] = true
 	if h.spec.Perturb == DelayViolator {
 		*v = cpu.Verdict{Kind: cpu.Stall, Wait: core.Wait{Until: core.UntilCycle, Cycle: a.Cycle + h.spec.PerturbDelay}}
 		return
@@ -588,6 +604,7 @@ func (h *HW) checkpoints() {
 	}
 	if id := [2]uint64{uint64(ck.Cycle), ck.Instructions}; id != h.rb.ckID {
 		h.rb.ckID, h.rb.since = id, 0
+		h.rb.hold.active = false // a hold serves the re-executions of its checkpoint
 	}
 	if len(m.Outputs()) > ck.Outputs || m.Instructions() >= ck.Instructions+h.spec.CheckpointInterval {
 		m.RequestCheckpoint()
@@ -780,8 +797,9 @@ func (h *HW) Save(buf any) any {
 	}
 	stallAt := append(s.stallAt[:0], h.st.stallAt...)
 	since := append(s.stallSince[:0], h.st.stallSince...)
+	held := append(s.held[:0], h.st.held...)
 	*s = h.st
-	s.stallAt, s.stallSince = stallAt, since
+	s.stallAt, s.stallSince, s.held = stallAt, since, held
 	return s
 }
 
@@ -790,6 +808,7 @@ func (h *HW) Load(buf any) {
 	s := buf.(*state)
 	stallAt := append(h.st.stallAt[:0], s.stallAt...)
 	since := append(h.st.stallSince[:0], s.stallSince...)
+	held := append(h.st.held[:0], s.held...)
 	h.st = *s
-	h.st.stallAt, h.st.stallSince = stallAt, since
+	h.st.stallAt, h.st.stallSince, h.st.held = stallAt, since, held
 }

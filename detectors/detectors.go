@@ -18,6 +18,7 @@ import (
 	"weft/core"
 	"weft/detectors/avio"
 	"weft/detectors/bugaboo"
+	"weft/detectors/falcon"
 	"weft/detectors/hb"
 	"weft/detectors/lockset"
 	"weft/detectors/pset"
@@ -107,7 +108,44 @@ func All() []Info {
 			Kinds: pset.Kinds(),
 			New:   func(p *isa.Program) Detector { return renamed(pset.NewRecorder(p, pset.Options{}), "pset") },
 			Learn: func() Learner { return &psetLearner{} }},
+		{Name: "falcon", Summary: "Falcon: conflicting and unserializable interleaving patterns from per-word sliding windows (5 accesses) per run; across a batch, every pattern ranked by Jaccard suspiciousness over its failing and passing runs",
+			Kinds: falcon.New(empty, falcon.Options{}).Kinds(),
+			New:   func(p *isa.Program) Detector { return falcon.New(p, falcon.Options{}) },
+			Learn: func() Learner { return &falconLearner{l: falcon.NewLearner()} }},
 	}
+}
+
+// falconLearner ranks the patterns of a batch's runs by Jaccard
+// suspiciousness (Falcon's step 2).
+type falconLearner struct {
+	l *falcon.Learner
+}
+
+func (f *falconLearner) Add(run int, pass bool, _ []core.Finding, d Detector) {
+	if fd, ok := Unwrap(d).(*falcon.Detector); ok {
+		f.l.AddRun(run, pass, fd)
+	}
+}
+
+// Analyse returns every pattern, ranked (score: Jaccard), as one
+// batch-wide list.
+func (f *falconLearner) Analyse() []RunFindings {
+	ranked := f.l.Rank(falcon.Jaccard)
+	if len(ranked) == 0 {
+		return nil
+	}
+	_, failed := f.l.Runs()
+	fs := make([]core.Finding, 0, len(ranked))
+	for _, r := range ranked {
+		fs = append(fs, core.Finding{Detector: "falcon", Kind: r.Kind.String(), PCs: r.PCs(), Addr: r.Addr, Score: r.Score,
+			Message: fmt.Sprintf("rank %d: %s: J %.3g, T %.3g, in %d of %d failing and %d passing runs", r.Rank, f.l.Describe(r.Stat), r.Jaccard, r.Tarantula, r.Failed, failed, r.Passed)})
+	}
+	return []RunFindings{{Run: -1, Findings: fs}}
+}
+
+func (f *falconLearner) Summary() string {
+	passed, failed := f.l.Runs()
+	return fmt.Sprintf("patterns of %d failing and %d passing runs ranked by Jaccard suspiciousness", failed, passed)
 }
 
 // bbsw registers a BB-SW variant.

@@ -31,6 +31,8 @@ type Config struct {
 	Bugaboo Bugaboo `toml:"bugaboo"`
 	// PSet holds PSet's hardware (off by default).
 	PSet PSet `toml:"pset"`
+	// Falcon holds the Falcon detector's settings.
+	Falcon Falcon `toml:"falcon"`
 }
 
 // Sim is the `[sim]` table: run control.
@@ -145,5 +147,6 @@ func Default() Config {
 		Memory:  Memory{LatencyCycles: 100},
 		Bugaboo: defaultBugaboo(),
 		PSet:    defaultPSet(),
+		Falcon:  defaultFalcon(),
 	}
 }

@@ -66,6 +66,11 @@ var designTable = []struct{ key, value string }{
 	{"pset.recovery.max_rollbacks_per_checkpoint", "3"},
 	{"pset.recovery.perturbation", "delay_predecessor"},
 	{"pset.recovery.perturb_delay_cycles", "5000"},
+	{"falcon.window", "5"},
+	{"falcon.granularity", "word"},
+	{"falcon.score", "jaccard"},
+	{"falcon.scope", "app"},
+	{"falcon.key_by_addr", "false"},
 }
 
 func TestDefaultsMatchDesign(t *testing.T) {
@@ -361,6 +366,11 @@ func TestValidateErrors(t *testing.T) {
 		{`pset.recovery.perturbation="shuffle"`, "pset.recovery.perturbation", `must be one of "jitter", "delay_violator", "delay_predecessor"`},
 		{"pset.recovery.perturb_delay_cycles=0", "pset.recovery.perturb_delay_cycles", `must be at least 1 with perturbation "delay_predecessor"`},
 		{"pset.recovery.perturb_delay_cycles=1099511627776", "pset.recovery.perturb_delay_cycles", "must be at most 1000000000"},
+		{"falcon.window=1", "falcon.window", "must be from 2 to 1024, got 1"},
+		{"falcon.window=5000", "falcon.window", "must be from 2 to 1024, got 5000"},
+		{`falcon.granularity="byte"`, "falcon.granularity", `must be one of "word", "line"`},
+		{`falcon.score="ochiai"`, "falcon.score", `must be one of "jaccard", "tarantula"`},
+		{`falcon.scope="lib"`, "falcon.scope", `must be one of "app", "all"`},
 	}
 	for _, tt := range tests {
 		if tt.key == "" {

@@ -128,6 +128,7 @@ func (c *Config) problems() []*Error {
 	latency("memory.latency_cycles", c.Memory.LatencyCycles, false)
 	c.bugabooProblems(bad)
 	c.psetProblems(bad)
+	c.falconProblems(bad)
 	return errs
 }
 

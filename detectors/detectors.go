@@ -108,17 +108,24 @@ func All() []Info {
 			Kinds: pset.Kinds(),
 			New:   func(p *isa.Program) Detector { return renamed(pset.NewRecorder(p, pset.Options{}), "pset") },
 			Learn: func() Learner { return &psetLearner{} }},
-		{Name: "falcon", Summary: "Falcon: conflicting and unserializable interleaving patterns from per-word sliding windows (5 accesses) per run; across a batch, every pattern ranked by Jaccard suspiciousness over its failing and passing runs",
-			Kinds: falcon.New(empty, falcon.Options{}).Kinds(),
-			New:   func(p *isa.Program) Detector { return falcon.New(p, falcon.Options{}) },
-			Learn: func() Learner { return &falconLearner{l: falcon.NewLearner()} }},
+		Falcon(falcon.Options{}, falcon.Jaccard),
 	}
+}
+
+// Falcon returns the falcon detector with the given options and score
+// (the registry's has the defaults: word windows of 5, Jaccard).
+func Falcon(o falcon.Options, s falcon.Score) Info {
+	return Info{Name: "falcon", Summary: "Falcon: conflicting and unserializable interleaving patterns from per-word sliding windows (5 accesses) per run; across a batch, every pattern ranked by Jaccard suspiciousness over its failing and passing runs",
+		Kinds: falcon.New(&isa.Program{}, o).Kinds(),
+		New:   func(p *isa.Program) Detector { return falcon.New(p, o) },
+		Learn: func() Learner { return &falconLearner{l: falcon.NewLearner(), score: s} }}
 }
 
 // falconLearner ranks the patterns of a batch's runs by Jaccard
 // suspiciousness (Falcon's step 2).
 type falconLearner struct {
-	l *falcon.Learner
+	l     *falcon.Learner
+	score falcon.Score
 }
 
 func (f *falconLearner) Add(run int, pass bool, _ []core.Finding, d Detector) {
@@ -127,10 +134,10 @@ func (f *falconLearner) Add(run int, pass bool, _ []core.Finding, d Detector) {
 	}
 }
 
-// Analyse returns every pattern, ranked (score: Jaccard), as one
-// batch-wide list.
+// Analyse returns every pattern, ranked by its score, as one batch-wide
+// list.
 func (f *falconLearner) Analyse() []RunFindings {
-	ranked := f.l.Rank(falcon.Jaccard)
+	ranked := f.l.Rank(f.score)
 	if len(ranked) == 0 {
 		return nil
 	}
@@ -145,7 +152,7 @@ func (f *falconLearner) Analyse() []RunFindings {
 
 func (f *falconLearner) Summary() string {
 	passed, failed := f.l.Runs()
-	return fmt.Sprintf("patterns of %d failing and %d passing runs ranked by Jaccard suspiciousness", failed, passed)
+	return fmt.Sprintf("patterns of %d failing and %d passing runs ranked by %s suspiciousness", failed, passed, f.score)
 }
 
 // bbsw registers a BB-SW variant.

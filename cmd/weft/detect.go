@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"weft/configs"
@@ -12,6 +13,7 @@ import (
 	"weft/cpu"
 	"weft/detectors"
 	"weft/detectors/bugaboo"
+	"weft/detectors/falcon"
 	"weft/isa"
 	"weft/sim"
 )
@@ -226,6 +228,7 @@ func detectTrace(path string, infos []detectors.Info) (sim.Result, error) {
 	if err := checkHardware(infos, cfg, "detect: the trace "+path); err != nil {
 		return sim.Result{}, err
 	}
+	infos = configureDetectors(infos, cfg)
 	if !h.Kinds.Has(core.KindRunEnd) {
 		return sim.Result{}, fmt.Errorf("detect: the trace %s did not record RunEnd, which detect needs for the run's outcome (record it with weft trace --kind ...,RunEnd, or record every kind)", path)
 	}
@@ -290,6 +293,13 @@ func resolveSweepDetectors(plan *sim.SweepPlan) error {
 		if err := checkHardware(infos, pt.Config, "detectors"); err != nil {
 			return &configs.SweepError{File: plan.Sweep.File, Line: plan.Sweep.DetectorsLine, Where: fmt.Sprintf("point %d", pt.Index), Err: err}
 		}
+		if pt.Config.Falcon != plan.Points[0].Config.Falcon && slices.Contains(plan.Sweep.Detectors, "falcon") {
+			return &configs.SweepError{File: plan.Sweep.File, Line: plan.Sweep.DetectorsLine, Where: fmt.Sprintf("point %d", pt.Index),
+				Err: fmt.Errorf("the falcon detector's [falcon] settings differ between points; a sweep's detectors have one setting: sweep them in separate files")}
+		}
+	}
+	if len(plan.Points) > 0 {
+		infos = configureDetectors(infos, plan.Points[0].Config)
 	}
 	f := detectorFlag{infos: infos, set: true}
 	plan.Detectors = func(prog *isa.Program) []sim.Option { return f.runOptions(prog)() }
@@ -308,6 +318,46 @@ func runOptions(dets func() []sim.Option, groups bool) func() []sim.Option {
 		}
 		return opts
 	}
+}
+
+// configureDetectors gives the detectors that have settings in the config
+// theirs (falcon: [falcon]), on a copy of infos.
+func configureDetectors(infos []detectors.Info, cfg configs.Config) []detectors.Info {
+	out := slices.Clone(infos)
+	for i, d := range out {
+		if d.Name == "falcon" {
+			out[i] = detectors.Falcon(falconOptions(cfg), falconScore(cfg))
+		}
+	}
+	return out
+}
+
+// falconOptions converts the [falcon] table (valid) to the detector's
+// options.
+func falconOptions(cfg configs.Config) falcon.Options {
+	f := cfg.Falcon
+	return falcon.Options{Window: f.Window, Line: f.Granularity == "line", LineBytes: cfg.Cache.L1.LineBytes,
+		AllCode: f.Scope == "all", KeyByAddr: f.KeyByAddr}
+}
+
+// falconScore converts falcon.score (valid).
+func falconScore(cfg configs.Config) falcon.Score {
+	s, _ := falcon.ParseScore(cfg.Falcon.Score)
+	return s
+}
+
+// checkOracle rejects falcon on a program that cannot fail (no assert,
+// fail or .expect): its ranking needs failing runs.
+func checkOracle(infos []detectors.Info, prog *isa.Program) error {
+	if !slices.ContainsFunc(infos, func(d detectors.Info) bool { return d.Name == "falcon" }) || prog.HasExpect {
+		return nil
+	}
+	for _, in := range prog.Instrs {
+		if in.Op == isa.OpAssert || in.Op == isa.OpFail {
+			return nil
+		}
+	}
+	return fmt.Errorf("falcon ranks patterns by the runs that fail, but %s has no oracle (no assert, fail or .expect): no run can fail", prog.Name)
 }
 
 // checkHardware rejects detectors that read events a hardware extension

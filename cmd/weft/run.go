@@ -107,6 +107,10 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 	if err := checkHardware(det.infos, tg.cfg, "--detectors"); err != nil {
 		return usagef(fs, "run: %v", err)
 	}
+	if err := checkOracle(det.infos, tg.prog); err != nil {
+		return usagef(fs, "run: %v", err)
+	}
+	det.infos = configureDetectors(det.infos, tg.cfg)
 	var psets isa.PSets
 	switch {
 	case *psetFile != "" && !tg.cfg.PSet.Enabled:

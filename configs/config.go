@@ -52,6 +52,22 @@ type Sim struct {
 	// spawned thread starts; each thread draws uniformly from 0..StartSkewCycles.
 	// At most MaxLatencyCycles (10^9), so that no start time can overflow.
 	StartSkewCycles uint64 `toml:"start_skew_cycles"`
+	// IrritatorProb is the probability, from 0 to 1, that a memory
+	// instruction of a thread is preceded by an irritator: a random delay
+	// that diversifies the interleaving, as Falcon's test runs do (Park,
+	// Vuduc and Harrold, ICSE 2010). The instructions are those that touch
+	// a data word: ld, st, cas, xchg, fadd, free and the sync instructions
+	// lock, unlock, barrier, cwait, csignal and cbcast. Each draws once,
+	// when it issues, before its first access; the later accesses of one
+	// instruction (a lock's swap after its test, its re-tests after
+	// waiting, cwait's release and reacquire) are not delayed again.
+	// 0 (the default) turns irritators off.
+	IrritatorProb float64 `toml:"irritator_prob"`
+	// IrritatorMaxCycles is the largest irritator, in cycles; each draws
+	// uniformly from 1..IrritatorMaxCycles. At least 1 when IrritatorProb
+	// is above 0, at most MaxLatencyCycles (10^9) like every delay; with
+	// IrritatorProb 0 it has no effect.
+	IrritatorMaxCycles uint64 `toml:"irritator_max_cycles"`
 }
 
 // Machine is the `[machine]` table: the shape of the machine.
@@ -129,6 +145,9 @@ func Default() Config {
 			MaxCycles:       100_000_000,
 			JitterCycles:    4,
 			StartSkewCycles: 0,
+			// Irritators are off.
+			IrritatorProb:      0,
+			IrritatorMaxCycles: 0,
 		},
 		Machine: Machine{Cores: 8},
 		CPU:     CPU{ALUCycles: 1},

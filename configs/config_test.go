@@ -21,6 +21,9 @@ var designTable = []struct{ key, value string }{
 	{"sim.max_cycles", "100000000"},
 	{"sim.jitter_cycles", "4"},
 	{"sim.start_skew_cycles", "0"},
+	// Falcon's irritators, off.
+	{"sim.irritator_prob", "0.0"},
+	{"sim.irritator_max_cycles", "0"},
 	{"machine.cores", "8"},
 	{"cpu.alu_cycles", "1"},
 	{"cache.l1.size_bytes", "32768"},
@@ -303,6 +306,15 @@ func TestValidateErrors(t *testing.T) {
 		{"sim.max_cycles=1000000000000001", "sim.max_cycles", "must be at most 1000000000000000 (10^15 cycles"},
 		{"sim.jitter_cycles=1000000001", "sim.jitter_cycles", "must be at most 1000000000 (10^9 cycles"},
 		{"sim.start_skew_cycles=4611686018427387904", "sim.start_skew_cycles", "must be at most 1000000000 (10^9 cycles"},
+		{"sim.irritator_prob=1.5", "sim.irritator_prob", "must be from 0 to 1, got 1.5"},
+		{"sim.irritator_prob=-0.25", "sim.irritator_prob", "must be from 0 to 1, got -0.25"},
+		{"sim.irritator_prob=nan", "sim.irritator_prob", "must be from 0 to 1, got NaN"},
+		{"sim.irritator_prob=inf", "sim.irritator_prob", "must be from 0 to 1, got +Inf"},
+		{"sim.irritator_prob=3", "sim.irritator_prob", "must be from 0 to 1, got 3"},
+		{"sim.irritator_max_cycles=1000000001", "sim.irritator_max_cycles", "must be at most 1000000000 (10^9 cycles"},
+		// A probability with nothing to draw the delay from; the file
+		// leaves max_cycles at its default (0), so the error has no line.
+		{"sim.irritator_prob=0.1", "sim.irritator_max_cycles", "must be at least 1 when sim.irritator_prob is above 0 (it is 0.1): an irritator drawn from 1..0 cycles cannot be honoured"},
 		{"sim.seed=-1", "", ""}, // rejected by the decoder, see below
 		{"machine.cores=0", "machine.cores", "from 1 to 64, got 0"},
 		{"machine.cores=65", "machine.cores", "from 1 to 64, got 65"},
@@ -451,6 +463,10 @@ func TestValidateErrors(t *testing.T) {
 		{"cache.l1.size_bytes=98304", "cache.l1.assoc=12"}, // 12 ways × 128 sets
 		{"machine.cores=1", "machine.cores=64"},
 		{"bus.width_bytes=24", "memory.latency_cycles=0", "sim.jitter_cycles=0"},
+		// A largest irritator with irritators off is fine: they stay off.
+		{"sim.irritator_max_cycles=1000"},
+		{"sim.irritator_prob=1", "sim.irritator_max_cycles=1000000000"},
+		{"sim.irritator_prob=0.05", "sim.irritator_max_cycles=1"},
 	} {
 		c := configs.Default()
 		for _, s := range set {
@@ -578,7 +594,7 @@ func TestSetErrors(t *testing.T) {
 func TestTOMLRoundTrip(t *testing.T) {
 	tweaked := configs.Default()
 	for _, s := range []string{"sim.seed=123456789012", "machine.cores=3", "cache.l1.assoc=4",
-		"bus.c2c_cycles=0", "sim.max_cycles=1000000000000000"} {
+		"bus.c2c_cycles=0", "sim.max_cycles=1000000000000000", "sim.irritator_prob=0.1", "sim.irritator_max_cycles=100"} {
 		if err := tweaked.Set(s); err != nil {
 			t.Fatal(err)
 		}
@@ -648,7 +664,7 @@ func TestHash(t *testing.T) {
 		set := key + "=" + v + "1" // append a digit: always a different value
 		if v == "true" || v == "false" {
 			set = key + "=" + v
-		} else if _, err := strconv.Atoi(v + "1"); err != nil {
+		} else if _, err := strconv.ParseFloat(v+"1", 64); err != nil {
 			set = key + `="` + v + `1"` // a string value
 		}
 		if err := c.Set(set); err != nil {

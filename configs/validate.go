@@ -25,12 +25,12 @@ const MaxRunCycles = 1_000_000_000_000_000
 // MaxLatencyCycles is the largest latency of one step (cpu.alu_cycles,
 // cache.l1.hit_cycles, bus.arbitration_cycles, bus.snoop_cycles,
 // bus.c2c_cycles, memory.latency_cycles) and the largest random delay
-// (sim.jitter_cycles, sim.start_skew_cycles): 10^9 cycles, a second of a
-// 1 GHz machine and far beyond any real one. With it, a bus transaction
-// (its latencies plus the transfer) fits easily in 64 bits, and so does a
-// core's time past sim.max_cycles, so busy and queueing cycles cannot wrap
-// around to nonsense (2^62 once gave negative busy cycles and shares of
-// 200%).
+// (sim.jitter_cycles, sim.start_skew_cycles, sim.irritator_max_cycles):
+// 10^9 cycles, a second of a 1 GHz machine and far beyond any real one.
+// With it, a bus transaction (its latencies plus the transfer) fits easily
+// in 64 bits, and so does a core's time past sim.max_cycles, so busy and
+// queueing cycles cannot wrap around to nonsense (2^62 once gave negative
+// busy cycles and shares of 200%).
 const MaxLatencyCycles = 1_000_000_000
 
 // MaxBusWidthBytes is the largest bus.width_bytes, 4096: a bus wider than
@@ -88,6 +88,14 @@ func (c *Config) problems() []*Error {
 	atMost("sim.max_cycles", c.Sim.MaxCycles, MaxRunCycles, "10^15 cycles, configs.MaxRunCycles")
 	latency("sim.jitter_cycles", c.Sim.JitterCycles, false)
 	latency("sim.start_skew_cycles", c.Sim.StartSkewCycles, false)
+	if p := c.Sim.IrritatorProb; !(p >= 0 && p <= 1) { // NaN too
+		bad("sim.irritator_prob", "must be from 0 to 1, got %v", p)
+	}
+	latency("sim.irritator_max_cycles", c.Sim.IrritatorMaxCycles, false)
+	if c.Sim.IrritatorProb > 0 && c.Sim.IrritatorMaxCycles == 0 {
+		bad("sim.irritator_max_cycles", "must be at least 1 when sim.irritator_prob is above 0 (it is %v): "+
+			"an irritator drawn from 1..0 cycles cannot be honoured", c.Sim.IrritatorProb)
+	}
 	if n := c.Machine.Cores; n < 1 || n > MaxCores {
 		bad("machine.cores", "must be from 1 to %d, got %d", MaxCores, n)
 	}

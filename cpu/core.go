@@ -77,6 +77,12 @@ type coreState struct {
 	// Charge is work an extension charged the core (Port.Charge), added
 	// to the latency of its next access.
 	Charge core.Cycle
+	// IrritatedFrom and IrritatedTo bound the last irritator the thread
+	// drew. It is charged to MemStall at once, so a run that ends inside
+	// it gives back the part past the end (finish); once the delayed
+	// instruction's first access has reached global time, IrritatedTo is
+	// at or before the run's end.
+	IrritatedFrom, IrritatedTo core.Cycle
 	// Stats are the core's processor counters (all its threads').
 	Stats Stats
 	// PastInstrs counts the instructions of the threads that ran on the
@@ -195,6 +201,13 @@ func (c *Core) finish(at core.Cycle) {
 		if at > st.WaitStart {
 			st.Buckets[st.Bucket] += at - st.WaitStart
 		}
+	}
+	if st.IrritatedTo > at {
+		// The run ended inside an irritator: its cycles past the end,
+		// charged as memory stall when it was drawn, never elapsed.
+		// (Jitter is charged the same way and not given back, so that
+		// runs without irritators keep their bytes; it is a few cycles.)
+		st.Buckets[MemStall] -= st.IrritatedTo - max(at, st.IrritatedFrom)
 	}
 	if st.Thread >= 0 && st.Start > at && st.Buckets[Idle] >= st.Start-at {
 		// The thread was to start (after its random skew) only after the
@@ -441,6 +454,9 @@ func (c *Core) globalOp(in *isa.Instruction, frame int) bool {
 			st.Time += j
 			st.Buckets[MemStall] += j
 		}
+		if m.irritateBelow != 0 && in.Op.TouchesMemory() {
+			c.irritate()
+		}
 	}
 	for {
 		if frame < 0 && !c.atGlobal(st.Time) {
@@ -470,6 +486,28 @@ func (c *Core) globalOp(in *isa.Instruction, frame int) bool {
 			return !m.st.ended
 		}
 	}
+}
+
+// irritate draws the irritator of the memory instruction being issued,
+// from the thread's own stream (so a run stays a function of its config,
+// program and seed, and a reseeding rollback reseeds it too): with
+// probability Spec.IrritatorProb, a delay of 1..Spec.IrritatorMaxCycles
+// cycles before its first access. The delay counts as memory stall, as
+// jitter does: the core waits at a memory instruction without executing,
+// and busy stays the program's own work (instructions, work, delay).
+func (c *Core) irritate() {
+	m := c.m
+	st := &c.st
+	if st.RNG.Uint64()>>11 >= m.irritateBelow {
+		return
+	}
+	d := core.Cycle(st.RNG.Range(1, m.spec.IrritatorMaxCycles))
+	st.IrritatedFrom = st.Time
+	st.Time += d
+	st.Buckets[MemStall] += d
+	st.IrritatedTo = st.Time
+	m.st.irritators++
+	m.st.irritatorCycles += uint64(d)
 }
 
 // addr computes a memory operand and checks it; it crashes the run and

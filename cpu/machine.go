@@ -7,6 +7,7 @@ package cpu
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"weft/coherence"
@@ -28,6 +29,14 @@ type Spec struct {
 	// StartSkewCycles is the largest random delay, in cycles, before each
 	// spawned thread starts.
 	StartSkewCycles uint64
+	// IrritatorProb is the probability, from 0 to 1, that a memory
+	// instruction (Op.TouchesMemory) is preceded by an irritator, a random
+	// delay drawn when it issues (sim.irritator_prob); 0 turns them off.
+	IrritatorProb float64
+	// IrritatorMaxCycles is the largest irritator in cycles; each draws
+	// uniformly from 1..IrritatorMaxCycles. At least 1 when IrritatorProb
+	// is above 0.
+	IrritatorMaxCycles uint64
 	// MaxCycles is the hang limit in cycles: a run with an event past it
 	// ends as a hang.
 	MaxCycles core.Cycle
@@ -170,6 +179,10 @@ type machineState struct {
 	stallWaits []core.Wait
 	// waiting counts the cores parked or stalled.
 	waiting int
+	// irritators and irritatorCycles count the irritators drawn and
+	// their cycles (the "irritators" statistics group).
+	irritators      uint64
+	irritatorCycles uint64
 	// frontier is the latest cycle at which any core performed a global
 	// operation or started a wait: cores act ahead of the engine's clock
 	// (lookahead), so the end of a deadlocked run is here, not at Now.
@@ -190,6 +203,10 @@ type Machine struct {
 	dataEnd  uint64
 	heapBase uint64
 	heapEnd  uint64
+	// irritateBelow is Spec.IrritatorProb as a threshold on 53 random
+	// bits: a memory instruction is delayed when a draw is below it. 0
+	// turns irritators off, the only thing an instruction tests then.
+	irritateBelow uint64
 
 	st machineState
 	ev core.Event
@@ -244,11 +261,20 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 	if spec.HeapWords == 0 {
 		spec.HeapWords = DefaultHeapWords
 	}
+	if p := spec.IrritatorProb; !(p >= 0 && p <= 1) {
+		return nil, fmt.Errorf("cpu: irritator probability %v is not from 0 to 1", p)
+	}
+	if spec.IrritatorProb > 0 && spec.IrritatorMaxCycles == 0 {
+		return nil, fmt.Errorf("cpu: irritator probability %v with a largest irritator of 0 cycles", spec.IrritatorProb)
+	}
 	if events == nil {
 		events = &core.Stream{}
 	}
 	memSpec.Cores = spec.Cores
 	m := &Machine{spec: spec, prog: prog, eng: &core.Engine{}, events: events, seed: seed, woken: make([]*Core, 0, spec.Cores)}
+	// Rounded up, so that any probability above 0 turns irritators on;
+	// exact for 1 (every draw is below 2^53).
+	m.irritateBelow = uint64(math.Ceil(spec.IrritatorProb * (1 << 53)))
 	// At most one event per core, one bus completion and one timer per
 	// core are queued at once.
 	m.eng.Reserve(2*spec.Cores + 2)
@@ -290,6 +316,14 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 	}
 	if err := mem.RegisterStats(&m.stats); err != nil {
 		return nil, err
+	}
+	if m.irritateBelow != 0 {
+		// Only with irritators on, so that the groups of every other run
+		// are unchanged.
+		if err := m.stats.Register(core.StatGroup{Name: "irritators", Counters: []string{"delays", "delay_cycles"},
+			Read: func(dst []uint64) { dst[0], dst[1] = m.st.irritators, m.st.irritatorCycles }}); err != nil {
+			return nil, err
+		}
 	}
 	m.exts = exts
 	for i, x := range exts {
@@ -623,8 +657,10 @@ func (m *Machine) closeROI(at core.Cycle) {
 }
 
 // StatRegistry returns the run's statistics groups: "core[i]" (the
-// processor counters of core i), "l1[i]", "bus", then one "ext.NAME" per
-// extension that registered counters.
+// processor counters of core i), "l1[i]", "bus", "irritators" (with
+// irritators on only: the irritators drawn, "delays", and their
+// "delay_cycles"), then one "ext.NAME" per extension that registered
+// counters.
 func (m *Machine) StatRegistry() *core.StatRegistry { return &m.stats }
 
 // ROIGroups returns every statistics group's counters over the region of

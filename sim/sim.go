@@ -134,12 +134,14 @@ func WithSetup(f func(m *cpu.Machine) error) Option {
 // Specs converts a config to the processor and memory-system specs.
 func Specs(cfg configs.Config) (cpu.Spec, coherence.Spec) {
 	cs, ms := cpu.Spec{
-		Cores:           cfg.Machine.Cores,
-		ALUCycles:       core.Cycle(cfg.CPU.ALUCycles),
-		HitCycles:       core.Cycle(cfg.Cache.L1.HitCycles),
-		JitterCycles:    cfg.Sim.JitterCycles,
-		StartSkewCycles: cfg.Sim.StartSkewCycles,
-		MaxCycles:       core.Cycle(cfg.Sim.MaxCycles),
+		Cores:              cfg.Machine.Cores,
+		ALUCycles:          core.Cycle(cfg.CPU.ALUCycles),
+		HitCycles:          core.Cycle(cfg.Cache.L1.HitCycles),
+		JitterCycles:       cfg.Sim.JitterCycles,
+		StartSkewCycles:    cfg.Sim.StartSkewCycles,
+		MaxCycles:          core.Cycle(cfg.Sim.MaxCycles),
+		IrritatorProb:      cfg.Sim.IrritatorProb,
+		IrritatorMaxCycles: cfg.Sim.IrritatorMaxCycles,
 	}, coherence.Spec{
 		Cores:       cfg.Machine.Cores,
 		SizeBytes:   cfg.Cache.L1.SizeBytes,
@@ -541,8 +543,8 @@ func (s Stats) Get(name string) (float64, bool) {
 type CoreTime struct {
 	// Busy is the cycles not spent in any other bucket.
 	Busy uint64 `json:"busy"`
-	// MemStall is the cycles stalled on memory: jitter, check-phase stalls
-	// and misses outside lock, barrier and cwait.
+	// MemStall is the cycles stalled on memory: jitter, irritators,
+	// check-phase stalls and misses outside lock, barrier and cwait.
 	MemStall uint64 `json:"mem_stall"`
 	// LockWait is the cycles acquiring locks (cwait's reacquire too),
 	// misses and spinning included.

@@ -48,8 +48,9 @@ detectors that learn across runs (avio) learned from the batch. With
 of a run.
 
 --groups records the counters per part: each core's ("core[i]"), each
-L1's ("l1[i]") and the bus's, over the region of interest; JSON gains
-"groups", and a single run's summary a per-core table.
+L1's ("l1[i]"), the bus's and, with sim.irritator_prob above 0, the
+irritators' ("irritators": delays and delay_cycles), over the region of
+interest; JSON gains "groups", and a single run's summary a per-core table.
 
 --out DIR also writes DIR/runs.jsonl (the JSON lines), DIR/config.toml (the
 resolved config) and DIR/program.s (the program's disassembly, each

@@ -115,6 +115,7 @@ func List() []Experiment {
 		bugabooTable5(),
 		bugabooExperiment(),
 		psetExperiment(),
+		falconExperiment(),
 	}
 	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
 	return es

@@ -177,6 +177,11 @@ func runFalcon(env Env) (*Report, error) {
 	if err != nil {
 		return fail(err)
 	}
+	irr, sumIrr, nIrr, err := falconIrritated(env, subs, k)
+	if err != nil {
+		return fail(err)
+	}
+	instrs += nIrr
 	f3, sumF3, n1, err := falconFigure3(env, base, subs)
 	if err != nil {
 		return fail(err)
@@ -199,12 +204,12 @@ for Cache4j's order violation, unserializable otherwise). Study 1 varies the thr
 p-thread variants of the subjects' access patterns built from templates in Go (the kernels' thread
 counts are fixed), and Study 3 prices each monitored access with a fixed cost in simulated cycles
 and also times the runs on the host.`, k, base.Sim.Seed, base.Sim.Seed+uint64(k)-1),
-		Sections: []Section{t3, t4, eff, t5, f3},
+		Sections: []Section{t3, t4, irr, eff, t5, f3},
 		Configs:  []NamedConfig{{Name: "default (machine.cores raised to each kernel's .cores; Study 1: machine.cores = p)", Config: base}},
 		Seeds: fmt.Sprintf("every subject kernel: seeds %d..%d; Study 1: seeds %d..%d for each template and p", base.Sim.Seed, base.Sim.Seed+uint64(k)-1,
 			base.Sim.Seed, base.Sim.Seed+uint64(falconStudy1Seeds(env))-1),
 		Command:      "weft reproduce falcon",
-		Summary:      sum3 + sum4 + sumEff + sum5 + sumF3,
+		Summary:      sum3 + sum4 + sumIrr + sumEff + sum5 + sumF3,
 		Instructions: instrs,
 	}, nil
 }

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,6 +92,19 @@ func TestFalconReproduction(t *testing.T) {
 		_, rk, _ := strings.Cut(cell, ":")
 		if rk != "1" && rk != "2" {
 			t.Errorf("Table 5 %v: Falcon %s", row[0], cell)
+		}
+	}
+
+	// With irritators the failure rates move, and the bug still ranks 1–2
+	// wherever it fails and is instrumented.
+	ti := tableNamed(t, r, "table4_irritators")
+	for _, row := range ti.Rows {
+		for _, st := range falconIrritatorSettings {
+			set := fmt.Sprintf("(p %g, max %d)", st.prob, st.max)
+			f, rk := num(ti, row, "failing runs "+set), num(ti, row, "rank of bug "+set)
+			if row[0] != "Hedc" && f > 0 && (rk < 1 || rk > 2) {
+				t.Errorf("irritators %s, %v: %v failing runs, bug rank %v", set, row[0], f, rk)
+			}
 		}
 	}
 

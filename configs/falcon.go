@@ -3,7 +3,8 @@ package configs
 // Falcon is the `[falcon]` table: the settings of the Falcon detector
 // (`weft run --detectors falcon`; `weft reproduce falcon` varies them).
 type Falcon struct {
-	// Window is each location's window capacity W, 2 to MaxFalconWindow
+	// Window is each location's window capacity W, 3 (the longest
+	// pattern) to MaxFalconWindow
 	// (the paper's Study 2: 5; its Study 1: 50).
 	Window int `toml:"window"`
 	// Granularity is a location: "word" or "line" (a cache line of
@@ -31,8 +32,8 @@ func defaultFalcon() Falcon {
 // falconProblems checks the [falcon] keys.
 func (c *Config) falconProblems(bad func(key, format string, args ...any)) {
 	f := c.Falcon
-	if f.Window < 2 || f.Window > MaxFalconWindow {
-		bad("falcon.window", "must be from 2 to %d, got %d", MaxFalconWindow, f.Window)
+	if f.Window < 3 || f.Window > MaxFalconWindow {
+		bad("falcon.window", "must be from 3 (the longest pattern) to %d, got %d", MaxFalconWindow, f.Window)
 	}
 	oneOf := func(key, v string, allowed ...string) { checkOneOf(bad, key, v, allowed) }
 	oneOf("falcon.granularity", f.Granularity, "word", "line")

@@ -115,7 +115,7 @@ func All() []Info {
 // Falcon returns the falcon detector with the given options and score
 // (the registry's has the defaults: word windows of 5, Jaccard).
 func Falcon(o falcon.Options, s falcon.Score) Info {
-	return Info{Name: "falcon", Summary: "Falcon: conflicting and unserializable interleaving patterns from per-word sliding windows (5 accesses) per run; across a batch, every pattern ranked by Jaccard suspiciousness over its failing and passing runs",
+	return Info{Name: "falcon", Summary: "Falcon: conflicting and unserializable interleaving patterns from per-location sliding windows per run; across a batch, every pattern ranked by suspiciousness over its failing and passing runs ([falcon]: word windows of 5 and Jaccard by default)",
 		Kinds: falcon.New(&isa.Program{}, o).Kinds(),
 		New:   func(p *isa.Program) Detector { return falcon.New(p, o) },
 		Learn: func() Learner { return &falconLearner{l: falcon.NewLearner(), score: s} }}
@@ -142,6 +142,15 @@ func (f *falconLearner) Analyse() []RunFindings {
 		return nil
 	}
 	_, failed := f.l.Runs()
+	if failed == 0 {
+		// No run failed: every score is 0, and nothing can be ranked.
+		fs := make([]core.Finding, 0, len(ranked))
+		for _, r := range ranked {
+			fs = append(fs, core.Finding{Detector: "falcon", Kind: r.Kind.String(), PCs: r.PCs(), Addr: r.Addr,
+				Message: fmt.Sprintf("unranked (no run failed): %s, in %d passing runs", f.l.Describe(r.Stat), r.Passed)})
+		}
+		return []RunFindings{{Run: -1, Findings: fs}}
+	}
 	fs := make([]core.Finding, 0, len(ranked))
 	for _, r := range ranked {
 		fs = append(fs, core.Finding{Detector: "falcon", Kind: r.Kind.String(), PCs: r.PCs(), Addr: r.Addr, Score: r.Score,

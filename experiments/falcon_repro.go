@@ -407,6 +407,7 @@ type falconRow struct {
 	ranked                      []falcon.Ranked // the relevant kind, default scope
 	bugDesc                     string
 	conflicting, unserializable int // every pattern, by kind (default scope)
+	asBug                       int // identified patterns that count as the bug
 }
 
 // falconEffect computes a subject's Table 4 effectiveness row.
@@ -423,6 +424,9 @@ func falconEffect(s *falconSubject) falconRow {
 	row.ranked = falconOfKind(all, s.kind)
 	for _, r := range row.ranked {
 		row.identified++
+		if falconIsBug(r.Pattern, s.bugs) {
+			row.asBug++
+		}
 		row.highest = max(row.highest, r.Score)
 		if r.Failed > 0 {
 			row.inFail++
@@ -452,8 +456,8 @@ func falconTable4(subs []*falconSubject, k int) (Section, string, error) {
 		"Program", "failing runs", "Highest susp. (weft)", "Highest susp. (paper)",
 		"#Patterns identified (weft)", "#Patterns identified (paper)", "#In ≥1 failing run (weft)", "#In ≥1 failing run (paper)",
 		"#Only in failing runs (weft)", "#Only in failing runs (paper)", "Rank of bug (weft)", "Rank of bug, ties (weft)", "Rank of bug (paper)",
-		"Rank of bug, library code instrumented (weft)", "top pattern is the bug (weft)", "bug pattern (weft)")
-	var bad, two, agree, applicable []string
+		"Rank of bug, library code instrumented (weft)", "top pattern is the bug (weft)", "bug pattern (weft)", "patterns counted as the bug (weft)")
+	var bad, two, agree, applicable, vacuous []string
 	var tot, totP [3]float64
 	var highOne, above []string
 	for _, s := range subs {
@@ -477,7 +481,10 @@ func falconTable4(subs []*falconSubject, k int) (Section, string, error) {
 			desc = "–"
 		}
 		t.AddRow(s.paper, s.failed, row.highest, pc("Highest susp."), row.identified, pc("#Patterns identified"), row.inFail, pc("#In ≥1 failing run"),
-			row.onlyF, pc("#Only in failing runs"), row.bug.rank(), row.bug.ties(), pc("Rank of bug"), row.bugAll.rank(), top, desc)
+			row.onlyF, pc("#Only in failing runs"), row.bug.rank(), row.bug.ties(), pc("Rank of bug"), row.bugAll.rank(), top, desc, row.asBug)
+		if row.bug.ok && row.asBug == row.identified {
+			vacuous = append(vacuous, s.paper)
+		}
 		for i, v := range []int{row.identified, row.inFail, row.onlyF} {
 			tot[i] += float64(v)
 		}
@@ -519,10 +526,12 @@ The paper ranks Account's and Shop's target 2nd while saying the top pattern was
 so probably another of the bugs the ConTest programs hold ranked 1st; a kernel holds one bug, so where
 the paper says 2 weft may say 1. Where the
 bug is not first here: %s. A true-bug pattern is any pattern made only of @bug accesses, so its shape
-can differ from the one the paper's Table 5 names (Table 5 below gives the rank of that shape too).`,
+can differ from the one the paper's Table 5 names (Table 5 below gives the rank of that shape too).
+Where every identified pattern counts as the bug (%s), rank 1 follows from that and says
+nothing of the ranking; the subjects where it does are the others.`,
 		len(applicable), strings.Join(applicable, ", "), len(applicable)-len(bad), badSuffix(bad), listOr(two, "none"), len(agree), strings.Join(agree, ", "),
 		hedc.bug.rank(), paperCellOf(paper, "Hedc", "Rank of bug"), hedc.bugAll.rank(),
-		listOr(highOne, "no subject"), tot[0], tot[1], tot[2], totP[0], totP[1], totP[2], listOr(above, "none"))
+		listOr(highOne, "no subject"), tot[0], tot[1], tot[2], totP[0], totP[1], totP[2], listOr(above, "none"), listOr(vacuous, "no subject"))
 	var cats []string
 	var rk, rp []float64
 	for _, row := range t.Rows {
@@ -665,6 +674,7 @@ func falconTable5(subs []*falconSubject) (Section, string, error) {
 	var shapes []string
 	pp := falconPaperCCI(paper)
 	worst, worstName := 0, ""
+	unrankedAccess := 0 // bug accesses CBI prunes
 	for _, s := range subs {
 		row := falconEffect(s)
 		pc := func(col string) string { return paperCellOf(paper, s.paper, col) }
@@ -674,9 +684,17 @@ func falconTable5(subs []*falconSubject) (Section, string, error) {
 			n++
 			cells[0] = fmt.Sprintf("%s:%d", row.bug.Ops(), row.bug.Rank)
 			ops := strings.Split(row.bug.Ops(), "-")
+			// An access whose predicates CBI prunes (Importance 0) is
+			// unranked: "–", below every ranked one.
 			best, top3 := 0, true
 			for i, p := range row.bug.PCs() {
 				r := falcon.CCIRank(preds, p)
+				if r == 0 {
+					cells[1+i] = ops[i] + ":–"
+					top3 = false
+					unrankedAccess++
+					continue
+				}
 				cells[1+i] = fmt.Sprintf("%s:%d", ops[i], r)
 				if best == 0 || r < best {
 					best = r
@@ -691,10 +709,10 @@ func falconTable5(subs []*falconSubject) (Section, string, error) {
 			if top3 {
 				allTop3++
 			}
-			if best <= 2 {
+			if best != 0 && best <= 2 {
 				someTop2++
 			}
-			if row.bug.Rank < best {
+			if best == 0 || row.bug.Rank < best {
 				falconBetter++
 			}
 		}
@@ -721,7 +739,8 @@ func falconTable5(subs []*falconSubject) (Section, string, error) {
 	comment := fmt.Sprintf(`Of the %d subjects with a ranked bug, CCI-Prev ranks every access of the pattern in its top 3 in %d
 (the paper: %d of %d) and at least one access 1st or 2nd in %d (the paper: %d of %d); Falcon
 ranks the pattern strictly above every one of its accesses' CCI ranks in %d. The worst CCI rank is %d
-(%s; the paper's worst is %d, %s). A kernel has tens of access instructions (the "CCI
+(%s; the paper's worst is %d, %s); %d of the bug patterns' accesses are unranked ("–": CBI prunes
+predicates whose Importance is 0, i.e. that do not raise the chance of failure). A kernel has tens of access instructions (the "CCI
 predicates" column: two per instruction that touched a location) where the Java subjects have
 hundreds to thousands, so CCI has far fewer predicates to rank the bug's accesses below; and where a
 kernel's failing runs are exactly those in which the bug's remote access arrives, "the previous
@@ -731,7 +750,7 @@ The best-ranked bug pattern has another shape than the paper's in: %s. The kerne
 the paper's shapes (workloads/README.md), but the same @bug accesses also interleave in other orders,
 and those patterns can score as high; the last column gives the rank of the paper's shape (0: not
 seen).`,
-		n, allTop3, pp.allTop3, pp.n, someTop2, pp.someTop2, pp.n, falconBetter, worst, listOr([]string{worstName}, "–"), pp.worst, pp.worstName, better, listOr(shapes, "none"))
+		n, allTop3, pp.allTop3, pp.n, someTop2, pp.someTop2, pp.n, falconBetter, worst, listOr([]string{worstName}, "–"), pp.worst, pp.worstName, unrankedAccess, better, listOr(shapes, "none"))
 	sum := fmt.Sprintf("Falcon Table 5 (Study 4): CCI ranks every bug access in its top 3 in %d of %d subjects (paper %d of %d)\n", allTop3, n, pp.allTop3, pp.n)
 	return Section{
 		Heading: "Table 5: Falcon against CCI-Prev (Study 4)",

@@ -293,9 +293,10 @@ func resolveSweepDetectors(plan *sim.SweepPlan) error {
 		if err := checkHardware(infos, pt.Config, "detectors"); err != nil {
 			return &configs.SweepError{File: plan.Sweep.File, Line: plan.Sweep.DetectorsLine, Where: fmt.Sprintf("point %d", pt.Index), Err: err}
 		}
-		if pt.Config.Falcon != plan.Points[0].Config.Falcon && slices.Contains(plan.Sweep.Detectors, "falcon") {
+		if (falconOptions(pt.Config) != falconOptions(plan.Points[0].Config) || pt.Config.Falcon.Score != plan.Points[0].Config.Falcon.Score) &&
+			slices.Contains(plan.Sweep.Detectors, "falcon") {
 			return &configs.SweepError{File: plan.Sweep.File, Line: plan.Sweep.DetectorsLine, Where: fmt.Sprintf("point %d", pt.Index),
-				Err: fmt.Errorf("the falcon detector's [falcon] settings differ between points; a sweep's detectors have one setting: sweep them in separate files")}
+				Err: fmt.Errorf("the falcon detector's settings ([falcon], and cache.l1.line_bytes with line granularity) differ between points; a sweep's detectors have one setting: sweep them in separate files")}
 		}
 	}
 	if len(plan.Points) > 0 {

@@ -28,7 +28,7 @@ func TestRunFalcon(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "-w", "falcon-account", "--detectors", "falcon", "--set", "falcon.window=1"}, "falcon.window: must be from 2 to 1024, got 1"},
+		{[]string{"run", "-w", "falcon-account", "--detectors", "falcon", "--set", "falcon.window=2"}, "falcon.window: must be from 3 (the longest pattern) to 1024, got 2"},
 		{[]string{"run", "-p", writeFile(t, "noracle.s", ".kernel noracle\n.data\nx: .word 0\n.text\nmain: st r1, x\n exit\n"), "--detectors", "falcon"},
 			"falcon ranks patterns by the runs that fail, but noracle has no oracle (no assert, fail or .expect): no run can fail"},
 	} {

@@ -30,12 +30,13 @@
 //
 // Scope. Only data accesses count: Read, Write and RMW events without
 // core.FlagSync (lock, barrier and condition-variable words are not data;
-// an RMW on an ordinary word is a write, as a local read then write would
-// merge into one). Like the paper's instrumentation, which covered the
+// an RMW on an ordinary word that stored is a write, as a local read then
+// write would merge into one; one that did not, a failed cas, a read). Like the paper's instrumentation, which covered the
 // application's code and not the libraries it calls, accesses by
 // instructions of functions named lib_* are not instrumented unless
 // Options.AllCode is set. Faulting accesses (Crash events) and frees are
-// not counted.
+// not counted. The detector does not reset on a Rollback event (PSet's
+// hardware): a re-executed span's accesses count again.
 package falcon
 
 import (
@@ -60,8 +61,8 @@ const LibPrefix = "lib_"
 
 // Options configures a Detector.
 type Options struct {
-	// Window is each location's capacity W (0: DefaultWindow; else 2 to
-	// MaxWindow; the longest pattern needs 3).
+	// Window is each location's capacity W (0: DefaultWindow; else 3, the
+	// longest pattern, to MaxWindow).
 	Window int
 	// Line makes a location a cache line of LineBytes bytes instead of a
 	// word.
@@ -78,8 +79,8 @@ type Options struct {
 
 // Check reports what is wrong with o, or nil.
 func (o Options) Check() error {
-	if o.Window != 0 && (o.Window < 2 || o.Window > MaxWindow) {
-		return fmt.Errorf("falcon: window %d (want 2 to %d)", o.Window, MaxWindow)
+	if o.Window != 0 && (o.Window < 3 || o.Window > MaxWindow) {
+		return fmt.Errorf("falcon: window %d (want 3 to %d)", o.Window, MaxWindow)
 	}
 	if o.Line && o.LineBytes != 0 && (o.LineBytes < isa.WordBytes || o.LineBytes&(o.LineBytes-1) != 0) {
 		return fmt.Errorf("falcon: line size %d bytes (want a power of two of at least %d)", o.LineBytes, isa.WordBytes)
@@ -257,7 +258,9 @@ func (d *Detector) Observe(e *core.Event) {
 	switch e.Kind {
 	case core.KindRead, core.KindWrite, core.KindRMW:
 		if e.Flags&core.FlagSync == 0 && e.PC >= 0 && int(e.PC) < len(d.lib) && !d.lib[e.PC] {
-			d.Access(e.Thread, e.PC, e.Addr, e.Kind != core.KindRead)
+			// An RMW that stored nothing (a failed cas) only read.
+			write := e.Kind == core.KindWrite || e.Kind == core.KindRMW && e.Words[1] != 0
+			d.Access(e.Thread, e.PC, e.Addr, write)
 		}
 	case core.KindRunEnd:
 		d.Flush()
@@ -393,12 +396,16 @@ func (d *Detector) Locations() int { return len(d.wins) }
 // storage, independent of the number of accesses).
 func (d *Detector) WindowSlots() int { return len(d.slots) }
 
-// Findings returns one finding per pattern of the run: kind
+// Findings returns one finding per pattern of the run so far: kind
 // "unserializable" or "conflicting", the pattern's PCs, the location of
-// its first detection, score 1, sorted with core.CompareFindings. It
-// flushes the windows first.
+// its first detection, score 1, sorted with core.CompareFindings. It does
+// not flush the windows (a statistics read in the middle of a run must
+// not end it): after the run's RunEnd they hold every pattern.
 func (d *Detector) Findings() []core.Finding {
-	ps := d.Patterns()
+	ps := make([]Pattern, 0, len(d.found))
+	for p := range d.found {
+		ps = append(ps, p)
+	}
 	out := make([]core.Finding, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, core.Finding{Detector: "falcon", Kind: p.Kind.String(), PCs: p.PCs(), Addr: d.found[p].addr, Score: 1,

@@ -289,3 +289,49 @@ func TestOptions(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestFindingsDoNotEndTheRun: reading the findings in the middle of a run
+// (the statistics groups do, at roi begin) must not flush the windows.
+func TestFindingsDoNotEndTheRun(t *testing.T) {
+	d := New(prog10(), Options{})
+	for _, a := range stream(t, "R1,1 W2,2 R1,3") {
+		d.Access(a.tid, a.pc, isa.DataBase, a.write)
+	}
+	_ = d.Findings()
+	for _, a := range stream(t, "W1,4 R2,5 W1,6") {
+		d.Access(a.tid, a.pc, isa.DataBase+8, a.write)
+	}
+	d.Observe(&core.Event{Kind: core.KindRunEnd})
+	if got := len(d.Findings()); got < 2 || !slices.ContainsFunc(d.Patterns(), func(p Pattern) bool { return p.Ops() == "W1-R2-W1" }) {
+		t.Errorf("the accesses after a mid-run Findings were lost: %v", d.Patterns())
+	}
+}
+
+// TestFailedCASReads: an RMW that stored nothing (a failed cas) is a read,
+// so R-cas-R is serializable.
+func TestFailedCASReads(t *testing.T) {
+	d := New(prog10(), Options{})
+	d.Observe(&core.Event{Kind: core.KindRead, Thread: 1, PC: 1, Addr: isa.DataBase})
+	d.Observe(&core.Event{Kind: core.KindRMW, Thread: 2, PC: 2, Addr: isa.DataBase, Words: [4]uint64{0, 0}})
+	d.Observe(&core.Event{Kind: core.KindRead, Thread: 1, PC: 3, Addr: isa.DataBase})
+	d.Observe(&core.Event{Kind: core.KindRunEnd})
+	if ps := d.Patterns(); len(ps) != 0 {
+		t.Errorf("a failed cas made %v", ps)
+	}
+	d = New(prog10(), Options{})
+	d.Observe(&core.Event{Kind: core.KindRead, Thread: 1, PC: 1, Addr: isa.DataBase})
+	d.Observe(&core.Event{Kind: core.KindRMW, Thread: 2, PC: 2, Addr: isa.DataBase, Words: [4]uint64{0, 1}})
+	d.Observe(&core.Event{Kind: core.KindRead, Thread: 1, PC: 3, Addr: isa.DataBase})
+	d.Observe(&core.Event{Kind: core.KindRunEnd})
+	if ps := d.Patterns(); len(ps) == 0 || ps[0].Ops() != "R1-W2-R1" {
+		t.Errorf("a cas that stored: %v", ps)
+	}
+}
+
+// TestTarantulaTies: equal Tarantula scores are equal floats, so ties are
+// ties (1 of 3 failing and 3 of 97 passing runs is 3 of 3 and 9 of 97).
+func TestTarantulaTies(t *testing.T) {
+	if a, b := Suspiciousness(Tarantula, 1, 3, 3, 97), Suspiciousness(Tarantula, 3, 9, 3, 97); a != b {
+		t.Errorf("%v != %v", a, b)
+	}
+}

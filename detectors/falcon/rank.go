@@ -47,12 +47,13 @@ func Suspiciousness(s Score, failed, passed, totalFailed, totalPassed int) float
 		return 0
 	}
 	if s == Tarantula {
-		f := float64(failed) / float64(totalFailed)
-		p := 0.0
-		if totalPassed > 0 {
-			p = float64(passed) / float64(totalPassed)
+		// f/(f+p) with f = failed/totalFailed and p = passed/totalPassed,
+		// in integers so that equal scores are equal floats (ties).
+		if totalPassed == 0 {
+			return 1
 		}
-		return f / (f + p)
+		num := uint64(failed) * uint64(totalPassed)
+		return float64(num) / float64(num+uint64(passed)*uint64(totalFailed))
 	}
 	return float64(failed) / float64(totalFailed+passed)
 }
@@ -240,7 +241,8 @@ type Predicate struct {
 // FObs/(SObs+FObs); Importance the harmonic mean of Increase and log F /
 // log NumF (0 when Increase ≤ 0; log F / log NumF is 1 when one run
 // failed and it is true in it). Rank is its position, by Importance, then
-// F, then PC, remote first.
+// F, then PC, remote first; 0 (unranked) when Importance is 0, as CBI
+// prunes such predicates.
 type RankedPredicate struct {
 	Predicate
 	F, S, FObs, SObs     int
@@ -276,8 +278,12 @@ func (l *Learner) CCI() []RankedPredicate {
 		}
 		return b2i(b.Remote) - b2i(a.Remote)
 	})
+	// CBI prunes the predicates that do not raise the chance of failure:
+	// those of Importance 0 are left unranked (Rank 0).
 	for i := range out {
-		out[i].Rank = i + 1
+		if out[i].Importance > 0 {
+			out[i].Rank = i + 1
+		}
 	}
 	return out
 }
@@ -302,11 +308,11 @@ func importance(f, s, fObs, sObs, numF int) (increase, imp float64) {
 }
 
 // CCIRank returns the best CCI-Prev rank of access instruction pc's
-// predicates (0: never observed).
+// predicates (0: none ranked: never observed, or pruned).
 func CCIRank(ranked []RankedPredicate, pc int32) int {
 	best := 0
 	for _, p := range ranked {
-		if p.PC == pc && (best == 0 || p.Rank < best) {
+		if p.PC == pc && p.Rank > 0 && (best == 0 || p.Rank < best) {
 			best = p.Rank
 		}
 	}

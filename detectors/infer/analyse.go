@@ -56,6 +56,9 @@ type CondInstance struct {
 	Bcast bool
 	// Wakes are the indices into Trace.Syncs of the wakes it caused.
 	Wakes []int
+	// LoopExits are the indices into Trace.Syncs of the wait-loop exits
+	// paired with it (the waits it released, run or skipped).
+	LoopExits []int
 	// Skipped is set when the signal found nobody waiting (a skipped
 	// wait: the waiter, if any, found its predicate true and did not
 	// sleep).
@@ -149,7 +152,7 @@ func Analyse(t *Trace, o Options) (*Analysis, error) {
 		return nil, fmt.Errorf("infer: window_events is %d: a window must hold at least one sync event", o.WindowEvents)
 	}
 	a := &Analysis{Trace: t, Options: o,
-		Hb: "vector clocks over the recorded trace: spawn→start, exit→join, signal→wake, barrier arrivals→leaves (no lock edges)"}
+		Hb: "vector clocks over the recorded trace: spawn→start, exit→join, signal→wake and wait-loop exit, barrier arrivals→leaves (no lock edges)"}
 	a.objects()
 	a.conds()
 	a.episodes()
@@ -232,6 +235,10 @@ func (a *Analysis) conds() {
 		case SyncWake:
 			if c, ok := at[key{s.Obj, s.Instance}]; ok {
 				a.Conds[c].Wakes = append(a.Conds[c].Wakes, i)
+			}
+		case SyncLoopExit:
+			if c, ok := at[key{s.Obj, s.Instance}]; ok {
+				a.Conds[c].LoopExits = append(a.Conds[c].LoopExits, i)
 			}
 		}
 	}
@@ -365,7 +372,7 @@ func computeClocks(t *Trace) *clocks {
 		case SyncSignal:
 			k := key{s.Obj, s.Instance}
 			sigW[k], sigF[k] = slices.Clone(w), slices.Clone(f)
-		case SyncWake:
+		case SyncWake, SyncLoopExit:
 			if v, ok := sigW[key{s.Obj, s.Instance}]; ok {
 				w.join(v)
 				f.join(sigF[key{s.Obj, s.Instance}])

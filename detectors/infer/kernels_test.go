@@ -121,19 +121,42 @@ func TestKernelK8Regions(t *testing.T) {
 	}
 }
 
-// TestKernelSkippedWaitGap documents what is not built yet: a skipped
-// wait loop (the predicate already held, cwait never ran) is not paired
-// with the signal that made its predicate true (the paper's wait-loop
-// markers), so infer-cond-reuse keeps false candidates on ball that
-// replay would discard.
-func TestKernelSkippedWaitGap(t *testing.T) {
-	for _, a := range runKernel(t, "infer-cond-reuse", 1) {
-		skipped := 0
-		for _, c := range a.Conds {
-			if c.Skipped {
-				skipped++
+// TestKernelSkippedWaits checks the wait-loop markers: a skipped wait
+// loop is paired with the signal that made its predicate true, so the
+// condition-variable kernels whose data handoff relies on it have no
+// candidate.
+func TestKernelSkippedWaits(t *testing.T) {
+	for _, k := range []string{"infer-cond-reuse", "infer-signal-before-wait", "infer-broadcast-waiters"} {
+		t.Run(k, func(t *testing.T) {
+			for _, a := range runKernel(t, k, 4) {
+				skipped, exits := 0, 0
+				for _, c := range a.Conds {
+					if c.Skipped {
+						skipped++
+					}
+					exits += len(c.LoopExits)
+				}
+				if exits == 0 {
+					t.Errorf("no wait-loop exit recorded")
+				}
+				if len(a.Candidates) != 0 {
+					t.Errorf("candidates %+v, want none (%d instances, %d skipped)", a.Findings(), len(a.Conds), skipped)
+				}
+			}
+		})
+	}
+}
+
+// TestKernelCondRaces checks that the wait-loop edges do not hide the
+// condition-variable races: the payload written after the signal, and
+// ready read without the lock.
+func TestKernelCondRaces(t *testing.T) {
+	for k, sym := range map[string]string{"infer-signal-before-data": "payload", "infer-lost-wakeup": "ready"} {
+		at := addr(t, k, sym)
+		for _, a := range runKernel(t, k, 3) {
+			if len(a.Candidates) != 1 || a.CandidateAt(at) == nil {
+				t.Errorf("%s: candidates %+v, want %s only", k, a.Findings(), sym)
 			}
 		}
-		t.Logf("infer-cond-reuse: %d candidates, %d condition instances (%d skipped waits)", len(a.Candidates), len(a.Conds), skipped)
 	}
 }

@@ -69,9 +69,14 @@ const (
 	// instance (its number among the signals on Obj), Woken how many
 	// sleepers it woke, Bcast whether it was a cbcast.
 	SyncSignal
+	// SyncLoopExit is a thread leaving a wait loop (a CFG loop holding a
+	// cwait on Obj), whether or not its cwait ran: the paper's wait-loop
+	// marker. Instance is the latest signal on Obj before it, which made
+	// the loop's predicate true (a skipped wait is paired with it).
+	SyncLoopExit
 )
 
-var syncKindNames = [...]string{"start", "exit", "spawn", "join", "lock", "unlock", "barrier_enter", "barrier_exit", "wait_sleep", "wait", "signal"}
+var syncKindNames = [...]string{"start", "exit", "spawn", "join", "lock", "unlock", "barrier_enter", "barrier_exit", "wait_sleep", "wait", "signal", "wait_loop_exit"}
 
 // String returns the kind's name in the paper's vocabulary (lock, unlock,
 // barrier_enter, …).
@@ -124,7 +129,7 @@ func (s SyncEvent) String() string {
 		return fmt.Sprintf("%s.t%d", s.Kind, s.Thread)
 	case SyncSpawn, SyncJoin:
 		return fmt.Sprintf("%s.t%d.t%d", s.Kind, s.Thread, s.Peer)
-	case SyncArrive, SyncLeave, SyncSignal, SyncWake:
+	case SyncArrive, SyncLeave, SyncSignal, SyncWake, SyncLoopExit:
 		return fmt.Sprintf("%s.t%d.%#x#%d", s.Kind, s.Thread, s.Obj, s.Instance)
 	}
 	return fmt.Sprintf("%s.t%d.%#x", s.Kind, s.Thread, s.Obj)
@@ -209,6 +214,14 @@ type thread struct {
 	cur map[uint64]int
 	// held maps each lock the thread holds to its acquisition number.
 	held map[uint64]int
+	// loop is the wait loop the thread is in (-1: none).
+	loop int
+}
+
+// waitLoop is a CFG loop holding cwait instructions.
+type waitLoop struct {
+	pcs map[int32]bool
+	cvs []uint64
 }
 
 // Recorder is the trace recorder: a detector that records one run's
@@ -231,6 +244,13 @@ type Recorder struct {
 	// signal on cv, for matching wakes.
 	lastSignal map[sigKey]int
 
+	// loops are the program's wait loops; loopAt maps a PC to the
+	// innermost wait loop holding it.
+	loops  []waitLoop
+	loopAt map[int32]int
+	// cvSignal maps a condition variable to its latest signal instance.
+	cvSignal map[uint64]int
+
 	ended    bool
 	outcome  uint64
 	findings []core.Finding
@@ -241,15 +261,78 @@ type sigKey struct {
 	by int
 }
 
-// NewRecorder returns a recorder for runs of prog (prog is not read: the
-// recorder works from the event stream alone).
+// NewRecorder returns a recorder for runs of prog. Only prog's code is
+// read, to find the wait loops (CFG loops holding a cwait whose
+// condition variable is a constant address), like the paper's extra
+// instrumentation pass; prog may be nil (no wait loops).
 func NewRecorder(prog *isa.Program) *Recorder {
-	return &Recorder{
+	r := &Recorder{
 		prog:       prog,
 		logical:    map[int32]int{},
 		lockCount:  map[uint64]int{},
 		cvCount:    map[uint64]int{},
 		lastSignal: map[sigKey]int{},
+		loopAt:     map[int32]int{},
+		cvSignal:   map[uint64]int{},
+	}
+	if prog == nil || len(prog.Instrs) == 0 {
+		return r
+	}
+	g := isa.BuildCFG(prog)
+	byLoop := map[int]int{}
+	for pc, in := range prog.Instrs {
+		if in.Op != isa.OpCwait || in.Base != 0 || pc >= len(g.BlockOf) {
+			continue
+		}
+		l := g.LoopOf(g.BlockOf[pc])
+		if l < 0 {
+			continue
+		}
+		i, ok := byLoop[l]
+		if !ok {
+			i = len(r.loops)
+			byLoop[l] = i
+			w := waitLoop{pcs: map[int32]bool{}}
+			for _, b := range g.Loops[l].Body {
+				for p := g.Blocks[b].Start; p < g.Blocks[b].End; p++ {
+					w.pcs[p] = true
+				}
+			}
+			r.loops = append(r.loops, w)
+		}
+		r.loops[i].cvs = append(r.loops[i].cvs, uint64(in.Off))
+	}
+	// Innermost first: a smaller loop overrides a larger one.
+	order := make([]int, len(r.loops))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return len(r.loops[b].pcs) - len(r.loops[a].pcs) })
+	for _, i := range order {
+		for pc := range r.loops[i].pcs {
+			r.loopAt[pc] = i
+		}
+	}
+	return r
+}
+
+// track follows thread raw's position relative to the wait loops at an
+// event of PC pc, recording a loop exit when it leaves one.
+func (r *Recorder) track(raw int32, e *core.Event) {
+	if len(r.loops) == 0 || e.PC < 0 {
+		return
+	}
+	id, th := r.thread(raw, e)
+	if th.loop >= 0 && !r.loops[th.loop].pcs[e.PC] {
+		for _, cv := range r.loops[th.loop].cvs {
+			if inst, ok := r.cvSignal[cv]; ok {
+				r.sync(id, SyncEvent{Kind: SyncLoopExit, Obj: cv, Instance: inst, Peer: -1, PC: e.PC, Cycle: e.Cycle})
+			}
+		}
+		th.loop = -1
+	}
+	if l, ok := r.loopAt[e.PC]; ok && th.loop < 0 {
+		th.loop = l
 	}
 }
 
@@ -299,7 +382,7 @@ func (r *Recorder) tid(raw int32) int {
 	}
 	id := len(r.threads)
 	r.logical[raw] = id
-	r.threads = append(r.threads, &thread{cur: map[uint64]int{}, held: map[uint64]int{}})
+	r.threads = append(r.threads, &thread{cur: map[uint64]int{}, held: map[uint64]int{}, loop: -1})
 	return id
 }
 
@@ -355,6 +438,7 @@ func (r *Recorder) Observe(e *core.Event) {
 	if e.Thread < 0 || r.ended {
 		return
 	}
+	r.track(e.Thread, e)
 	base := SyncEvent{Instance: -1, Peer: -1, PC: e.PC, Cycle: e.Cycle, Obj: e.Addr}
 	switch e.Kind {
 	case core.KindRead:
@@ -426,6 +510,7 @@ func (r *Recorder) Observe(e *core.Event) {
 		s := base
 		s.Kind, s.Instance, s.Woken, s.Bcast = SyncSignal, r.cvCount[e.Addr], int(e.Value), e.Words[1] != 0
 		r.cvCount[e.Addr]++
+		r.cvSignal[e.Addr] = s.Instance
 		r.lastSignal[sigKey{e.Addr, id}] = len(r.syncs)
 		r.sync(id, s)
 	case core.KindCondWake:

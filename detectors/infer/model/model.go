@@ -55,9 +55,21 @@ const (
 	// BarrierExit leaves barrier episode Obj, once every participant
 	// entered it.
 	BarrierExit
+	// Other is an event the model does not constrain (always enabled, no
+	// effect), kept so positions match the trace's.
+	Other
+	// WaitLoop is a wait loop's exit (the paper's wait-loop marker): it
+	// returns once condition instance Obj is signalled, like Wait, but
+	// the wait may not have run (its predicate held), so the thread still
+	// holds the wait's lock in the trace. Were it to wait, its cwait
+	// would release that lock (Sync.Lock; 0: unknown, the lock it took
+	// last, as a wait's lock is the innermost): while its WaitLoop is not
+	// enabled, other threads may take it, and it leaves only when the
+	// lock is free.
+	WaitLoop
 )
 
-var kindNames = [...]string{"start", "end", "fork", "join", "lock", "unlock", "signal", "broadcast", "wait", "barrier_enter", "barrier_exit"}
+var kindNames = [...]string{"start", "end", "fork", "join", "lock", "unlock", "signal", "broadcast", "wait", "barrier_enter", "barrier_exit", "other", "wait_loop"}
 
 // String returns the kind's name in the paper's spelling ("lock").
 func (k Kind) String() string {
@@ -70,6 +82,8 @@ func (k Kind) String() string {
 // Sync is one synchronisation event of a thread.
 type Sync struct {
 	Kind Kind
+	// Lock is a WaitLoop's lock (0: unknown).
+	Lock uint64
 	// Obj is the mutex, condition instance or barrier episode, or the
 	// child thread of a Fork or Join.
 	Obj uint64
@@ -82,7 +96,9 @@ type Sync struct {
 type Access struct {
 	Obj   uint64
 	Write bool
-	PC    int32
+	// Atomic marks an atomic RMW: two atomic accesses never race.
+	Atomic bool
+	PC     int32
 }
 
 // Thread is one thread's part of a window: its sync events in order and
@@ -203,7 +219,7 @@ func (x *index) enabled(pos []int, t int) bool {
 	switch e.Kind {
 	case Lock:
 		for u := range x.m.Threads {
-			if u != t && slices.Contains(x.held[u][pos[u]], e.Obj) {
+			if u != t && slices.Contains(x.held[u][pos[u]], e.Obj) && !x.waitingOn(pos, u, e.Obj) {
 				return false
 			}
 		}
@@ -218,10 +234,18 @@ func (x *index) enabled(pos []int, t int) bool {
 		}
 		return o.Ended[int(e.Obj)]
 	case Wait:
-		if at, ok := x.signalOf[e.Obj]; ok {
-			return done(pos, at)
+		return x.signalled(pos, e.Obj)
+	case WaitLoop:
+		if !x.signalled(pos, e.Obj) {
+			return false
 		}
-		return o.Signalled[e.Obj]
+		if l := x.loopLock(pos, t); l != 0 {
+			for u := range x.m.Threads {
+				if u != t && slices.Contains(x.held[u][pos[u]], l) && !x.waitingOn(pos, u, l) {
+					return false
+				}
+			}
+		}
 	case BarrierExit:
 		ins, ok := x.enters[e.Obj]
 		if !ok {
@@ -234,6 +258,40 @@ func (x *index) enabled(pos []int, t int) bool {
 		}
 	}
 	return true
+}
+
+// signalled reports whether condition instance ci's signal has executed
+// (or did before the window).
+func (x *index) signalled(pos []int, ci uint64) bool {
+	if at, ok := x.signalOf[ci]; ok {
+		return done(pos, at)
+	}
+	return x.m.Outside.Signalled[ci]
+}
+
+// waitingOn reports whether thread u waits at a wait loop whose signal
+// has not come and whose wait would release lock l.
+func (x *index) waitingOn(pos []int, u int, l uint64) bool {
+	th := &x.m.Threads[u]
+	if pos[u] >= len(th.Events) {
+		return false
+	}
+	e := th.Events[pos[u]]
+	return e.Kind == WaitLoop && x.loopLock(pos, u) == l && !x.signalled(pos, e.Obj)
+}
+
+// loopLock returns the lock thread u's wait loop (its next event) would
+// release: its own, or the lock u took last (0: it holds none).
+func (x *index) loopLock(pos []int, u int) uint64 {
+	e := x.m.Threads[u].Events[pos[u]]
+	if e.Lock != 0 {
+		return e.Lock
+	}
+	h := x.held[u][pos[u]]
+	if len(h) == 0 {
+		return 0
+	}
+	return h[len(h)-1]
 }
 
 // key encodes a state.
@@ -310,7 +368,7 @@ func (m *Model) Races(obj uint64, bound, limit int) (races []Race, truncated boo
 						continue
 					}
 					for _, b := range m.Threads[tb].Segs[pos[tb]] {
-						if b.Obj != obj || !(a.Write || b.Write) {
+						if b.Obj != obj || !(a.Write || b.Write) || a.Atomic && b.Atomic {
 							continue
 						}
 						k := [2]int32{min(a.PC, b.PC), max(a.PC, b.PC)}

@@ -1,0 +1,215 @@
+package infer
+
+import (
+	"fmt"
+
+	"weft/configs"
+	"weft/core"
+	"weft/detectors/hb"
+	"weft/isa"
+	"weft/sim"
+)
+
+// Verdict is what a replay made of a counterexample.
+type Verdict uint8
+
+// The replay verdicts (digest §1.8).
+const (
+	// Discarded: the schedule was enforced and nothing went wrong.
+	Discarded Verdict = iota
+	// Confirmed: happens-before reported a race on the replay, or the
+	// replay deadlocked.
+	Confirmed
+	// Dropped: the schedule could not be enforced (a thread did a sync
+	// operation the schedule did not predict, or waited for its turn
+	// longer than the timeout): infeasible.
+	Dropped
+)
+
+// String returns "discarded", "confirmed" or "dropped".
+func (v Verdict) String() string {
+	return [...]string{"discarded", "confirmed", "dropped"}[v]
+}
+
+// ParkTimeout is how long a thread waits for its turn in a replay before
+// the schedule counts as infeasible.
+const ParkTimeout = 200_000
+
+// Enforcer holds a run to a counterexample's schedule through schedule
+// control (park rules: a thread waits before a sync instruction until the
+// schedule's earlier events happened) and watches the run's sync events
+// for divergence. Its parks are not synchronisation: a happens-before
+// detector on the same run never sees them.
+type Enforcer struct {
+	sched []SyncEvent
+	rec   *Recorder
+	seen  int
+	done  []bool
+	next  int
+	// Diverged says how the run left the schedule ("" while it follows
+	// it).
+	Diverged string
+	results  []core.ParkResult
+}
+
+// parkable reports whether a sync event starts an instruction, so a park
+// before its PC holds it (the later phases of a cwait or barrier, a
+// wake, a start and a wait-loop exit are not).
+func parkable(prog *isa.Program, s SyncEvent) bool {
+	if s.PC < 0 || int(s.PC) >= len(prog.Instrs) {
+		return false
+	}
+	op := prog.Instrs[s.PC].Op
+	switch s.Kind {
+	case SyncAcquire:
+		return op == isa.OpLock
+	case SyncRelease:
+		return op == isa.OpUnlock || op == isa.OpCwait
+	case SyncSpawn, SyncJoin, SyncArrive, SyncSignal, SyncExit:
+		return true
+	}
+	return false
+}
+
+// NewEnforcer returns the enforcer of c's schedule on a run of prog, with
+// the sim options that attach it and its parks. trace is the recorded
+// trace c came from (for each thread's first event after the schedule,
+// where it waits for the schedule's end).
+func NewEnforcer(prog *isa.Program, trace *Trace, c *Counterexample) (*Enforcer, []sim.Option) {
+	e := &Enforcer{sched: c.Schedule, rec: NewRecorder(prog), done: make([]bool, len(c.Schedule))}
+	n := len(c.Schedule)
+	e.results = make([]core.ParkResult, n+trace.Threads)
+	opts := []sim.Option{sim.WithObserver(e.rec.Kinds(), e)}
+	// Main's start is recorded at its first event, which may be a parked
+	// one: it counts as done from the beginning.
+	for k, s := range c.Schedule {
+		if s.Kind == SyncStart && s.Thread == 0 {
+			e.done[k] = true
+		}
+	}
+	for e.next < n && e.done[e.next] {
+		e.next++
+	}
+	count := make([]int, trace.Threads) // each thread's scheduled events
+	for k, s := range c.Schedule {
+		count[s.Thread]++
+		if !parkable(prog, s) {
+			continue
+		}
+		k := k
+		opts = append(opts, sim.WithPark(core.ParkRule{Thread: int32(s.Thread), PC: s.PC,
+			Wait: core.Wait{Until: core.UntilPredicate, Pred: func(core.View) bool { return e.next >= k }, Timeout: ParkTimeout}}, &e.results[k]))
+	}
+	// After its scheduled events, a thread waits for the schedule's end
+	// before its next sync operation.
+	for t := range trace.Threads {
+		if count[t] >= len(trace.ThreadSyncs[t]) {
+			continue
+		}
+		s := trace.Syncs[trace.ThreadSyncs[t][count[t]]]
+		if !parkable(prog, s) {
+			continue
+		}
+		opts = append(opts, sim.WithPark(core.ParkRule{Thread: int32(t), PC: s.PC,
+			Wait: core.Wait{Until: core.UntilPredicate, Pred: func(core.View) bool { return e.next >= n }, Timeout: ParkTimeout}}, &e.results[n+t]))
+	}
+	return e, opts
+}
+
+// Observe follows the run's sync events against the schedule.
+func (e *Enforcer) Observe(ev *core.Event) {
+	e.rec.Observe(ev)
+	for ; e.seen < len(e.rec.syncs); e.seen++ {
+		e.match(e.rec.syncs[e.seen])
+	}
+}
+
+// match consumes one sync event of the run: it must be its thread's next
+// scheduled event (threads' events interleave as the parks let them; the
+// events no park holds may come early).
+func (e *Enforcer) match(s SyncEvent) {
+	if e.Diverged != "" || e.next >= len(e.sched) || s.Kind == SyncStart && s.Thread == 0 {
+		return
+	}
+	for k := e.next; k < len(e.sched); k++ {
+		x := e.sched[k]
+		if e.done[k] || x.Thread != s.Thread {
+			continue
+		}
+		if x.Kind != s.Kind || x.Obj != s.Obj || (x.Kind == SyncSpawn || x.Kind == SyncJoin) && x.Peer != s.Peer {
+			e.Diverged = fmt.Sprintf("thread %d did %v where the schedule has %v", s.Thread, s, x)
+			return
+		}
+		e.done[k] = true
+		for e.next < len(e.sched) && e.done[e.next] {
+			e.next++
+		}
+		return
+	}
+	// No scheduled event is left for this thread: it went past its part
+	// of the schedule before the schedule's end (a child's start at its
+	// spawn, or a sync operation where no park could hold it: the park
+	// after a thread's part sits at its next sync instruction in the
+	// trace, and this replay may reach another first). That is not a
+	// divergence from the schedule; if it breaks the schedule, a thread
+	// waits for its turn past the timeout and the replay is dropped.
+}
+
+// TimedOut reports whether some thread waited for its turn longer than
+// ParkTimeout.
+func (e *Enforcer) TimedOut() bool {
+	for _, r := range e.results {
+		if r.TimedOut {
+			return true
+		}
+	}
+	return false
+}
+
+// Enforced reports how many of the schedule's events the run performed.
+func (e *Enforcer) Enforced() int { return e.next }
+
+// ReplayResult is a replay's outcome.
+type ReplayResult struct {
+	Verdict Verdict
+	// Races are happens-before's reports on the replay (the localisation
+	// of a confirmed race).
+	Races []core.Finding
+	// Deadlock reports that the replay hung with every live thread
+	// blocked on the program's own synchronisation.
+	Deadlock bool
+	// Outcome is the replay's outcome, Reason why it was dropped.
+	Outcome, Reason string
+	// Seed is the replay's seed: with the schedule it reproduces it.
+	Seed uint64
+}
+
+// Replay runs prog on cfg with seed, enforcing c's schedule with
+// happens-before attached (which sees none of the enforcement), and
+// judges it.
+func Replay(cfg configs.Config, prog *isa.Program, seed uint64, trace *Trace, c *Counterexample) (ReplayResult, error) {
+	e, opts := NewEnforcer(prog, trace, c)
+	det := hb.New(prog, hb.Options{})
+	opts = append(opts, sim.WithDetector(det))
+	r, err := sim.Run(cfg, prog, seed, opts...)
+	if err != nil {
+		return ReplayResult{}, fmt.Errorf("infer: replay: %w", err)
+	}
+	res := ReplayResult{Outcome: r.Outcome, Seed: seed}
+	switch {
+	case e.Diverged != "":
+		res.Verdict, res.Reason = Dropped, e.Diverged
+	case e.TimedOut() && e.Enforced() < len(c.Schedule):
+		// (A timeout after the whole schedule was enforced is a thread
+		// held past the schedule's end because no instruction retired to
+		// re-check its park: a delay, not infeasibility.)
+		res.Verdict, res.Reason = Dropped, fmt.Sprintf("a thread waited more than %d cycles for its turn (%d of %d scheduled events enforced)", ParkTimeout, e.Enforced(), len(c.Schedule))
+	default:
+		res.Races = det.Findings()
+		res.Deadlock = r.Outcome == "hang"
+		if len(res.Races) > 0 || res.Deadlock {
+			res.Verdict = Confirmed
+		}
+	}
+	return res, nil
+}

@@ -1,5 +1,5 @@
-// Package infer is interleaving inference (issue 13; the paper digest
-// /work/shared/papers/inference-digest.md): from one recorded trace of a
+// Package infer is interleaving inference (a workshop paper on inferring
+// interleavings from one trace with a CSP model): from one recorded trace of a
 // passing run, predict synchronisation orders that were not observed but
 // that the program's primitives allow, and find the shared objects whose
 // conflicting accesses such an order could bring together.

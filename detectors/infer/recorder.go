@@ -216,6 +216,9 @@ type thread struct {
 	held map[uint64]int
 	// loop is the wait loop the thread is in (-1: none).
 	loop int
+	// consumed maps a condition variable to the last signal instance the
+	// thread's wakes or wait-loop exits were paired with.
+	consumed map[uint64]int
 }
 
 // waitLoop is a CFG loop holding cwait instructions.
@@ -248,13 +251,18 @@ type Recorder struct {
 	// innermost wait loop holding it.
 	loops  []waitLoop
 	loopAt map[int32]int
-	// cvSignal maps a condition variable to its latest signal instance.
-	cvSignal map[uint64]int
+	// cvSignal maps a condition variable to its latest signal instance,
+	// cvSignals to all its signals in order.
+	cvSignal  map[uint64]int
+	cvSignals map[uint64][]signalRec
 
 	ended    bool
 	outcome  uint64
 	findings []core.Finding
 }
+
+// signalRec is one signal: its instance and its logical thread.
+type signalRec struct{ inst, by int }
 
 type sigKey struct {
 	cv uint64
@@ -274,6 +282,7 @@ func NewRecorder(prog *isa.Program) *Recorder {
 		lastSignal: map[sigKey]int{},
 		loopAt:     map[int32]int{},
 		cvSignal:   map[uint64]int{},
+		cvSignals:  map[uint64][]signalRec{},
 	}
 	if prog == nil || len(prog.Instrs) == 0 {
 		return r
@@ -325,8 +334,22 @@ func (r *Recorder) track(raw int32, e *core.Event) {
 	id, th := r.thread(raw, e)
 	if th.loop >= 0 && !r.loops[th.loop].pcs[e.PC] {
 		for _, cv := range r.loops[th.loop].cvs {
-			if inst, ok := r.cvSignal[cv]; ok {
-				r.sync(id, SyncEvent{Kind: SyncLoopExit, Obj: cv, Instance: inst, Peer: -1, PC: e.PC, Cycle: e.Cycle})
+			// The earliest signal by another thread the thread has not
+			// already been paired with: a later one would order more than
+			// the wait needed (and hide races).
+			last, ok := th.consumed[cv]
+			if !ok {
+				last = -1
+			}
+			for _, sg := range r.cvSignals[cv] {
+				if sg.inst > last && sg.by != id {
+					if th.consumed == nil {
+						th.consumed = map[uint64]int{}
+					}
+					th.consumed[cv] = sg.inst
+					r.sync(id, SyncEvent{Kind: SyncLoopExit, Obj: cv, Instance: sg.inst, Peer: sg.by, PC: e.PC, Cycle: e.Cycle})
+					break
+				}
 			}
 		}
 		th.loop = -1
@@ -511,6 +534,7 @@ func (r *Recorder) Observe(e *core.Event) {
 		s.Kind, s.Instance, s.Woken, s.Bcast = SyncSignal, r.cvCount[e.Addr], int(e.Value), e.Words[1] != 0
 		r.cvCount[e.Addr]++
 		r.cvSignal[e.Addr] = s.Instance
+		r.cvSignals[e.Addr] = append(r.cvSignals[e.Addr], signalRec{inst: s.Instance, by: id})
 		r.lastSignal[sigKey{e.Addr, id}] = len(r.syncs)
 		r.sync(id, s)
 	case core.KindCondWake:
@@ -520,6 +544,11 @@ func (r *Recorder) Observe(e *core.Event) {
 		s.Kind, s.Peer = SyncWake, by
 		if i, ok := r.lastSignal[sigKey{e.Addr, by}]; ok {
 			s.Instance = r.syncs[i].Instance
+			_, th := r.thread(e.Thread, e)
+			if th.consumed == nil {
+				th.consumed = map[uint64]int{}
+			}
+			th.consumed[e.Addr] = s.Instance
 		}
 		r.sync(id, s)
 	}

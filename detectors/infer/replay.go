@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"strings"
 
 	"weft/configs"
 	"weft/core"
@@ -50,6 +51,10 @@ type Enforcer struct {
 	// it).
 	Diverged string
 	results  []core.ParkResult
+	// needs[i] are the schedule steps park i waits for; doneAt[k] is one
+	// more than the cycle step k was performed (0: not yet).
+	needs  [][]int
+	doneAt []core.Cycle
 }
 
 // parkable reports whether a sync event starts an instruction, so a park
@@ -79,12 +84,14 @@ func NewEnforcer(prog *isa.Program, trace *Trace, c *Counterexample) (*Enforcer,
 	e := &Enforcer{sched: c.Schedule, rec: NewRecorder(prog), done: make([]bool, len(c.Schedule))}
 	n := len(c.Schedule)
 	e.results = make([]core.ParkResult, n+trace.Threads)
+	e.needs = make([][]int, n+trace.Threads)
+	e.doneAt = make([]core.Cycle, n)
 	opts := []sim.Option{sim.WithObserver(e.rec.Kinds(), e)}
 	// Main's start is recorded at its first event, which may be a parked
 	// one: it counts as done from the beginning.
 	for k, s := range c.Schedule {
 		if s.Kind == SyncStart && s.Thread == 0 {
-			e.done[k] = true
+			e.done[k], e.doneAt[k] = true, 1
 		}
 	}
 	for e.next < n && e.done[e.next] {
@@ -96,22 +103,42 @@ func NewEnforcer(prog *isa.Program, trace *Trace, c *Counterexample) (*Enforcer,
 		if !parkable(prog, s) {
 			continue
 		}
-		k := k
+		// The park waits for every earlier step but its own thread's
+		// unparkable steps recorded by the parked instruction itself (a
+		// wait loop's exit is recorded at the first instruction after the
+		// loop).
+		var need []int
+		for j := 0; j < k; j++ {
+			x := c.Schedule[j]
+			if x.Thread == s.Thread && !parkable(prog, x) && x.PC == s.PC {
+				continue
+			}
+			need = append(need, j)
+		}
+		e.needs[k] = need
 		opts = append(opts, sim.WithPark(core.ParkRule{Thread: int32(s.Thread), PC: s.PC,
-			Wait: core.Wait{Until: core.UntilPredicate, Pred: func(core.View) bool { return e.next >= k }, Timeout: ParkTimeout}}, &e.results[k]))
+			Wait: core.Wait{Until: core.UntilPredicate, Pred: func(core.View) bool { return e.allDone(need) }, Timeout: ParkTimeout}}, &e.results[k]))
 	}
 	// After its scheduled events, a thread waits for the schedule's end
-	// before its next sync operation.
+	// before its next sync operation that a park can hold (in the trace).
 	for t := range trace.Threads {
-		if count[t] >= len(trace.ThreadSyncs[t]) {
+		i := count[t]
+		for i < len(trace.ThreadSyncs[t]) && !parkable(prog, trace.Syncs[trace.ThreadSyncs[t][i]]) {
+			i++
+		}
+		if i >= len(trace.ThreadSyncs[t]) {
 			continue
 		}
-		s := trace.Syncs[trace.ThreadSyncs[t][count[t]]]
-		if !parkable(prog, s) {
-			continue
+		s := trace.Syncs[trace.ThreadSyncs[t][i]]
+		var need []int
+		for j := range n {
+			if x := c.Schedule[j]; !(x.Thread == t && !parkable(prog, x) && x.PC == s.PC) {
+				need = append(need, j)
+			}
 		}
+		e.needs[n+t] = need
 		opts = append(opts, sim.WithPark(core.ParkRule{Thread: int32(t), PC: s.PC,
-			Wait: core.Wait{Until: core.UntilPredicate, Pred: func(core.View) bool { return e.next >= n }, Timeout: ParkTimeout}}, &e.results[n+t]))
+			Wait: core.Wait{Until: core.UntilPredicate, Pred: func(core.View) bool { return e.allDone(need) }, Timeout: ParkTimeout}}, &e.results[n+t]))
 	}
 	return e, opts
 }
@@ -140,7 +167,7 @@ func (e *Enforcer) match(s SyncEvent) {
 			e.Diverged = fmt.Sprintf("thread %d did %v where the schedule has %v", s.Thread, s, x)
 			return
 		}
-		e.done[k] = true
+		e.done[k], e.doneAt[k] = true, s.Cycle+1
 		for e.next < len(e.sched) && e.done[e.next] {
 			e.next++
 		}
@@ -155,15 +182,32 @@ func (e *Enforcer) match(s SyncEvent) {
 	// waits for its turn past the timeout and the replay is dropped.
 }
 
-// TimedOut reports whether some thread waited for its turn longer than
-// ParkTimeout.
+// TimedOut reports whether some thread's wait for its turn ended by its
+// timeout before its turn came: the schedule was not enforced. (A park
+// whose turn had come but that no retiring instruction re-checked, and
+// that its timeout then released, is only a delay.)
 func (e *Enforcer) TimedOut() bool {
-	for _, r := range e.results {
-		if r.TimedOut {
-			return true
+	for i, r := range e.results {
+		if !r.TimedOut {
+			continue
+		}
+		for _, j := range e.needs[i] {
+			if at := e.doneAt[j]; at == 0 || at-1 > r.ReleasedAt {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// allDone reports whether the schedule steps need were performed.
+func (e *Enforcer) allDone(need []int) bool {
+	for _, j := range need {
+		if !e.done[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // Enforced reports how many of the schedule's events the run performed.
@@ -199,16 +243,24 @@ func Replay(cfg configs.Config, prog *isa.Program, seed uint64, trace *Trace, c 
 	switch {
 	case e.Diverged != "":
 		res.Verdict, res.Reason = Dropped, e.Diverged
-	case e.TimedOut() && e.Enforced() < len(c.Schedule):
-		// (A timeout after the whole schedule was enforced is a thread
-		// held past the schedule's end because no instruction retired to
-		// re-check its park: a delay, not infeasibility.)
+	case e.TimedOut():
 		res.Verdict, res.Reason = Dropped, fmt.Sprintf("a thread waited more than %d cycles for its turn (%d of %d scheduled events enforced)", ParkTimeout, e.Enforced(), len(c.Schedule))
 	default:
+		// A race is confirmed by a report on its object, a deadlock by the
+		// run's deadlock (every live thread blocked), not by a hang at the
+		// cycle limit or by a report elsewhere.
 		res.Races = det.Findings()
-		res.Deadlock = r.Outcome == "hang"
-		if len(res.Races) > 0 || res.Deadlock {
-			res.Verdict = Confirmed
+		res.Deadlock = r.Outcome == "hang" && strings.HasPrefix(r.OutcomeMsg, "deadlock")
+		if c.Deadlock {
+			if res.Deadlock {
+				res.Verdict = Confirmed
+			}
+			break
+		}
+		for _, f := range res.Races {
+			if f.Addr >= c.Addr && f.Addr < c.Addr+uint64(c.Words)*isa.WordBytes {
+				res.Verdict = Confirmed
+			}
 		}
 	}
 	return res, nil

@@ -33,6 +33,10 @@ type Counterexample struct {
 	Object int
 	// A and B are the racing accesses (indices into Trace.Accesses).
 	A, B int
+	// Addr and Words are the raced object's region (a race is confirmed
+	// by a report on it).
+	Addr  uint64
+	Words int
 	// Schedule is the sync order to enforce: the observed prefix up to
 	// the window, then the search's path (events of Trace.Syncs).
 	Schedule []SyncEvent
@@ -71,7 +75,8 @@ func (a *Analysis) Search(o SearchOptions) ([]Counterexample, SearchStats, error
 			}
 			for _, r := range races {
 				sched, prefix := a.schedule(wi, r.Schedule, ids)
-				out = append(out, Counterexample{Window: wi, Object: obj, A: int(r.A.PC), B: int(r.B.PC), Schedule: sched, Prefix: prefix})
+				o := a.Objects[obj]
+				out = append(out, Counterexample{Window: wi, Object: obj, A: int(r.A.PC), B: int(r.B.PC), Addr: o.Addr, Words: o.Words, Schedule: sched, Prefix: prefix})
 			}
 		}
 		dls, trunc, err := m.Deadlocks(o.Bound, o.StateLimit)
@@ -210,6 +215,7 @@ func (a *Analysis) model(wi int) (*model.Model, modelIDs) {
 			mt.Events = append(mt.Events, s)
 		}
 		mt.Segs = make([][]model.Access, len(mt.Events)+1)
+		mt.More = end[th] < len(t.ThreadSyncs[th])
 	}
 	for oi := range a.Objects {
 		for _, ai := range a.Objects[oi].Accesses {

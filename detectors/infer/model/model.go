@@ -107,6 +107,9 @@ type Access struct {
 type Thread struct {
 	Events []Sync
 	Segs   [][]Access
+	// More says the thread has events after the window: at the end of its
+	// window part it is not stuck.
+	More bool
 }
 
 // Model is one window of a trace.
@@ -400,7 +403,7 @@ func (m *Model) Deadlocks(bound, limit int) (dls []Deadlock, truncated bool, err
 	truncated = x.search(limit, func(pos []int, sched func() []Step) bool {
 		var blocked []Step
 		for t := range m.Threads {
-			if x.enabled(pos, t) {
+			if x.enabled(pos, t) || pos[t] == len(m.Threads[t].Events) && m.Threads[t].More {
 				return true
 			}
 			if pos[t] < len(m.Threads[t].Events) {

@@ -116,6 +116,7 @@ func List() []Experiment {
 		bugabooExperiment(),
 		psetExperiment(),
 		falconExperiment(),
+		inferenceExperiment(),
 	}
 	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
 	return es

@@ -270,16 +270,7 @@ func falconOfKind(ranked []falcon.Ranked, kind falcon.Kind) []falcon.Ranked {
 			out = append(out, r)
 		}
 	}
-	for i := 0; i < len(out); {
-		j := i
-		for j < len(out) && out[j].Score == out[i].Score {
-			j++
-		}
-		for x := i; x < j; x++ {
-			out[x].Rank, out[x].Optimistic, out[x].Pessimistic = x+1, i+1, j
-		}
-		i = j
-	}
+	falcon.Renumber(out)
 	return out
 }
 

@@ -212,8 +212,14 @@ func (l *Learner) Rank(s Score) []Ranked {
 		}
 		return a.Pattern.Compare(b.Pattern)
 	})
-	// Ties: runs of equal scores share their optimistic and pessimistic
-	// ranks.
+	Renumber(out)
+	return out
+}
+
+// Renumber sets the ranks of a ranked list (or of a sublist of one, e.g.
+// one kind's patterns, in the ranking's order): Rank is the position,
+// and runs of equal scores share their optimistic and pessimistic ranks.
+func Renumber(out []Ranked) {
 	for i := 0; i < len(out); {
 		j := i
 		for j < len(out) && out[j].Score == out[i].Score {
@@ -224,7 +230,6 @@ func (l *Learner) Rank(s Score) []Ranked {
 		}
 		i = j
 	}
-	return out
 }
 
 // Predicate is a CCI-Prev predicate: at access instruction PC, the

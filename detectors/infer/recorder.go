@@ -214,8 +214,11 @@ type thread struct {
 	cur map[uint64]int
 	// held maps each lock the thread holds to its acquisition number.
 	held map[uint64]int
-	// loop is the wait loop the thread is in (-1: none).
+	// loop is the wait loop the thread is in (-1: none); woke maps the
+	// condition variables a wait of this visit to it slept on and was
+	// woken from (the wake carries that edge).
 	loop int
+	woke map[uint64]bool
 	// consumed maps a condition variable to the last signal instance the
 	// thread's wakes or wait-loop exits were paired with.
 	consumed map[uint64]int
@@ -261,8 +264,13 @@ type Recorder struct {
 	findings []core.Finding
 }
 
-// signalRec is one signal: its instance and its logical thread.
-type signalRec struct{ inst, by int }
+// signalRec is one signal: its instance, its logical thread, how many
+// sleepers it woke, whether it was a broadcast, and whether a skipped wait
+// was paired with it (a plain signal that woke nobody serves one).
+type signalRec struct {
+	inst, by, woken int
+	bcast, taken    bool
+}
 
 type sigKey struct {
 	cv uint64
@@ -309,7 +317,9 @@ func NewRecorder(prog *isa.Program) *Recorder {
 			}
 			r.loops = append(r.loops, w)
 		}
-		r.loops[i].cvs = append(r.loops[i].cvs, uint64(in.Off))
+		if !slices.Contains(r.loops[i].cvs, uint64(in.Off)) {
+			r.loops[i].cvs = append(r.loops[i].cvs, uint64(in.Off))
+		}
 	}
 	// Innermost first: a smaller loop overrides a larger one.
 	order := make([]int, len(r.loops))
@@ -334,15 +344,24 @@ func (r *Recorder) track(raw int32, e *core.Event) {
 	id, th := r.thread(raw, e)
 	if th.loop >= 0 && !r.loops[th.loop].pcs[e.PC] {
 		for _, cv := range r.loops[th.loop].cvs {
-			// The earliest signal by another thread the thread has not
-			// already been paired with: a later one would order more than
-			// the wait needed (and hide races).
+			if th.woke[cv] {
+				// The loop ended after a real wake, which already orders
+				// the signal before it: no exit event.
+				continue
+			}
+			// A skipped wait: the earliest signal by another thread the
+			// thread has not already been paired with (a later one would
+			// order more than the wait needed, and hide races); a signal
+			// that woke nobody pairs with one skipped wait only.
 			last, ok := th.consumed[cv]
 			if !ok {
 				last = -1
 			}
-			for _, sg := range r.cvSignals[cv] {
-				if sg.inst > last && sg.by != id {
+			sigs := r.cvSignals[cv]
+			for si := range sigs {
+				sg := &sigs[si]
+				if sg.inst > last && sg.by != id && !sg.taken {
+					sg.taken = !sg.bcast && sg.woken == 0
 					if th.consumed == nil {
 						th.consumed = map[uint64]int{}
 					}
@@ -353,6 +372,7 @@ func (r *Recorder) track(raw int32, e *core.Event) {
 			}
 		}
 		th.loop = -1
+		clear(th.woke)
 	}
 	if l, ok := r.loopAt[e.PC]; ok && th.loop < 0 {
 		th.loop = l
@@ -534,7 +554,7 @@ func (r *Recorder) Observe(e *core.Event) {
 		s.Kind, s.Instance, s.Woken, s.Bcast = SyncSignal, r.cvCount[e.Addr], int(e.Value), e.Words[1] != 0
 		r.cvCount[e.Addr]++
 		r.cvSignal[e.Addr] = s.Instance
-		r.cvSignals[e.Addr] = append(r.cvSignals[e.Addr], signalRec{inst: s.Instance, by: id})
+		r.cvSignals[e.Addr] = append(r.cvSignals[e.Addr], signalRec{inst: s.Instance, by: id, woken: s.Woken, bcast: s.Bcast})
 		r.lastSignal[sigKey{e.Addr, id}] = len(r.syncs)
 		r.sync(id, s)
 	case core.KindCondWake:
@@ -549,6 +569,12 @@ func (r *Recorder) Observe(e *core.Event) {
 				th.consumed = map[uint64]int{}
 			}
 			th.consumed[e.Addr] = s.Instance
+			if th.loop >= 0 {
+				if th.woke == nil {
+					th.woke = map[uint64]bool{}
+				}
+				th.woke[e.Addr] = true
+			}
 		}
 		r.sync(id, s)
 	}

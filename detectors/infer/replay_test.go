@@ -86,6 +86,11 @@ func TestReplayScenarios(t *testing.T) {
 			if verdicts[Dropped] != 1 || len(cex) != 1 {
 				t.Errorf("%s: verdicts %v, want one dropped", e.Name, verdicts)
 			}
+		case "infer-signal-not-broadcast":
+			// The documented miss (no counterexample from a passing trace).
+			if len(cex) != 0 {
+				t.Errorf("%s: %d counterexamples; update the documented miss", e.Name, len(cex))
+			}
 		case "infer-adhoc-flag":
 			if verdicts[Confirmed] != 2 {
 				t.Errorf("%s: verdicts %v, want its 2 benign races confirmed", e.Name, verdicts)

@@ -18,13 +18,10 @@ func TestSearchKernels(t *testing.T) {
 	// where the scenario is built to make one: adhoc-flag's flag and
 	// message are real races (correct under SC only); k5's and k6's
 	// candidates are the false and the infeasible one replay must discard
-	// and drop; broadcast-waiters' and the bounded buffer's deadlocks are
-	// reorderings the programs' control flow rules out (a waiter that
-	// arrives late never sleeps; a wait loop's exit is paired with the
-	// earliest signal it may have needed, which orders less than the one
-	// that let it out), which replay must not confirm.
-	preReplay := map[string]bool{"infer-adhoc-flag": true, "infer-k5-false-candidate": true, "infer-k6-infeasible": true, "infer-broadcast-waiters": true,
-		"infer-k3-bounded-buffer": true}
+	// and drop; broadcast-waiters' deadlock is a reordering the program's
+	// control flow rules out (a waiter that arrives late never sleeps),
+	// which replay must not confirm.
+	preReplay := map[string]bool{"infer-adhoc-flag": true, "infer-k5-false-candidate": true, "infer-k6-infeasible": true, "infer-broadcast-waiters": true}
 	for _, e := range workloads.List() {
 		if !strings.HasPrefix(e.Name, "infer-") {
 			continue
@@ -66,6 +63,12 @@ func TestSearchKernels(t *testing.T) {
 			// documented false negative of windowing.
 			if races != 0 {
 				t.Errorf("%s: %d races across windows", e.Name, races)
+			}
+		case e.Name == "infer-signal-not-broadcast":
+			// The documented miss: one csignal for two sleepers; the
+			// model does not encode that a signal wakes one.
+			if dls != 0 {
+				t.Errorf("%s: a deadlock counterexample; update the documented miss", e.Name)
 			}
 		case prog.Class == "deadlock":
 			if dls == 0 {

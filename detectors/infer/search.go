@@ -199,6 +199,14 @@ func (a *Analysis) model(wi int) (*model.Model, modelIDs) {
 	for lock, th := range w.Owners {
 		m.Held[th] = append(m.Held[th], lock)
 	}
+	// Spawns keep their observed order (threads are numbered by it, in
+	// the trace and in a replay alike).
+	m.ForksInOrder = true
+	for _, e := range t.Syncs[w.First:w.End] {
+		if e.Kind == SyncSpawn {
+			m.Forks = append(m.Forks, [2]int{e.Thread, e.Pos - w.Start[e.Thread]})
+		}
+	}
 	end := make([]int, t.Threads) // each thread's position at the window's end
 	for th := range t.Threads {
 		end[th] = w.Start[th]

@@ -118,6 +118,14 @@ type Model struct {
 	Threads []Thread
 	// Held are the mutexes each thread holds at the window's start.
 	Held [][]uint64
+	// ForksInOrder keeps the window's Fork events in the order they are
+	// listed in Forks (the observed order): a replay identifies threads by
+	// global spawn order, so an order that swaps two spawns could not be
+	// replayed.
+	ForksInOrder bool
+	// Forks are the window's Fork events as (thread, position) pairs in
+	// the observed order (with ForksInOrder).
+	Forks [][2]int
 	// Outside says which sync prerequisites happened before the window:
 	// threads already started or ended, condition instances already
 	// signalled, barrier episodes whose enters all happened. A
@@ -224,6 +232,14 @@ func (x *index) enabled(pos []int, t int) bool {
 		for u := range x.m.Threads {
 			if u != t && slices.Contains(x.held[u][pos[u]], e.Obj) && !x.waitingOn(pos, u, e.Obj) {
 				return false
+			}
+		}
+	case Fork:
+		if x.m.ForksInOrder {
+			for i, at := range x.m.Forks {
+				if at == [2]int{t, pos[t]} {
+					return i == 0 || done(pos, x.m.Forks[i-1])
+				}
 			}
 		}
 	case Start:

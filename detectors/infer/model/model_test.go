@@ -133,3 +133,23 @@ func TestPriorAndBounds(t *testing.T) {
 		t.Error("a thread without its segments is not an error")
 	}
 }
+
+// TestForksInOrder: with ForksInOrder, a Fork waits for the one before
+// it in Forks, so no counterexample swaps two threads' spawns.
+func TestForksInOrder(t *testing.T) {
+	// Threads 0 and 1 each fork once; thread 1's fork lets its child
+	// race with thread 0's write, if it may come first.
+	m := &Model{Threads: []Thread{
+		{Events: []Sync{{Kind: Fork, Obj: 2}}, Segs: [][]Access{{w(objX, 1)}, nil}},
+		{Events: []Sync{{Kind: Fork, Obj: 3}}, Segs: [][]Access{nil, nil}},
+		{Events: []Sync{{Kind: Start}}, Segs: [][]Access{nil, nil}},
+		{Events: []Sync{{Kind: Start}}, Segs: [][]Access{nil, {w(objX, 2)}}},
+	}, Outside: Prior{Forked: map[int]bool{0: true, 1: true}}}
+	if races, _, _ := m.Races(objX, 0, 0); len(races) != 1 {
+		t.Fatalf("free fork order: %d races", len(races))
+	}
+	m.ForksInOrder, m.Forks = true, [][2]int{{0, 0}, {1, 0}}
+	if races, _, _ := m.Races(objX, 0, 0); len(races) != 0 {
+		t.Errorf("forks in order: %+v", races)
+	}
+}

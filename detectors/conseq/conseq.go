@@ -1,0 +1,319 @@
+// Package conseq is the static side of ConSeq (Zhang et al., ASPLOS 2011):
+// it finds a program's potential failure sites and, by bounded backward
+// slicing from each, the critical reads: the shared loads whose value can
+// reach the site within MaxDistance dependence steps.
+//
+// Sites (Kind): every assert (ASS), every fail (ERR), every out (OUT) and
+// every exit branch of a natural loop whose slice, restricted to the loop
+// body, holds a load within MaxDistance (LOOP).
+//
+// The slice follows intra-thread dependences only: control dependence from
+// post-dominators, register reaching definitions (through calls and
+// returns, but never across a spawn) and memory store→load edges between
+// instructions that one thread can run, through statically resolved
+// addresses when the base register's reaching definitions are constants,
+// and otherwise by may-alias (an unknown base with a symbol offset may
+// touch that symbol only; an alloc'd base only its own allocation site's
+// objects; anything else may touch any address). Distances are shortest
+// paths from the site (a 0-1 breadth-first search), under one of two
+// models (DistanceModel).
+//
+// The analysis reads only the program's code and data layout: never its
+// name, provenance or @bug marks.
+package conseq
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"weft/isa"
+)
+
+// Kind is a failure-site kind.
+type Kind uint8
+
+// The site kinds, with the paper's Table 4 column names.
+const (
+	// OUT is an out instruction: a wrong or missing output.
+	OUT Kind = iota
+	// ASS is an assert instruction: an assertion failure.
+	ASS
+	// ERR is a fail instruction: an error message.
+	ERR
+	// LOOP is a loop-exit branch: an infinite loop.
+	LOOP
+	// NumKinds is the number of site kinds.
+	NumKinds
+)
+
+var kindNames = [NumKinds]string{"OUT", "ASS", "ERR", "LOOP"}
+
+// String returns the kind's Table 4 column name.
+func (k Kind) String() string {
+	if k < NumKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// KindMask is a set of site kinds, one bit per Kind.
+type KindMask uint8
+
+// Has reports whether m holds k.
+func (m KindMask) Has(k Kind) bool { return m&(1<<k) != 0 }
+
+// Mask returns the set holding only k.
+func (k Kind) Mask() KindMask { return 1 << k }
+
+// DistanceModel says how slice distances are counted.
+type DistanceModel uint8
+
+const (
+	// Statement is the paper's model (calibrated on Figure 5): a load and
+	// the instructions consuming its register in the same basic block are
+	// one node, so a register def-use edge inside a block costs 0 and one
+	// across blocks (or around a loop within a block) costs 1; each control
+	// dependence and each store→load edge costs 1. The site is at 0. An
+	// assert is its own guarding branch: the definitions of its condition
+	// register are at 1 (in any block) and its control dependences at 2; a
+	// fail's guarding branch is at 1; an out's argument definitions are at
+	// 1 (in any block) and its control dependences at 1; a loop-exit
+	// branch's node is at 0. A load feeding a store in the same block is in
+	// the store's node.
+	Statement DistanceModel = iota
+	// Instruction counts every dependence edge, register def-use included,
+	// as 1, from the site at 0.
+	Instruction
+)
+
+// String returns the model's name.
+func (m DistanceModel) String() string {
+	switch m {
+	case Statement:
+		return "statement"
+	case Instruction:
+		return "instruction"
+	}
+	return fmt.Sprintf("DistanceModel(%d)", uint8(m))
+}
+
+// DefaultMaxDistance is the paper's default slice bound.
+const DefaultMaxDistance = 4
+
+// MaxMaxDistance is the largest MaxDistance accepted.
+const MaxMaxDistance = 64
+
+// Options configure the static analysis. The zero value is the paper's
+// configuration: every site kind, MaxDistance 4, the statement model.
+type Options struct {
+	// MaxDistance bounds the slice: reads farther from the site are not
+	// critical. 0 means DefaultMaxDistance; it must be in
+	// 0..MaxMaxDistance.
+	MaxDistance int
+	// Model is the distance model.
+	Model DistanceModel
+	// Disabled are the site kinds not to look for.
+	Disabled KindMask
+}
+
+// maxDistance returns the effective bound.
+func (o Options) maxDistance() int {
+	if o.MaxDistance == 0 {
+		return DefaultMaxDistance
+	}
+	return o.MaxDistance
+}
+
+// Validate reports a clear error for out-of-range options.
+func (o Options) Validate() error {
+	if o.MaxDistance < 0 || o.MaxDistance > MaxMaxDistance {
+		return fmt.Errorf("conseq: max_distance %d out of range: want 1..%d (0 for the default %d)",
+			o.MaxDistance, MaxMaxDistance, DefaultMaxDistance)
+	}
+	if o.Model != Statement && o.Model != Instruction {
+		return fmt.Errorf("conseq: unknown distance model %d: want statement or instruction", o.Model)
+	}
+	return nil
+}
+
+// Site is a potential failure site.
+type Site struct {
+	// PC is the site's instruction: the assert, fail or out, or the loop's
+	// exit branch.
+	PC int32
+	// Kind is the site's kind.
+	Kind Kind
+	// Loop is, for a LOOP site, the index in isa.CFG.Loops of the innermost
+	// loop the branch leaves; -1 for other kinds.
+	Loop int
+}
+
+// String spells the site as "KIND@pc".
+func (s Site) String() string { return fmt.Sprintf("%s@%d", s.Kind, s.PC) }
+
+// CriticalRead is a load in a site's bounded slice.
+type CriticalRead struct {
+	// PC is the load (ld, or the read of cas, xchg or fadd).
+	PC int32
+	// Distance is its shortest dependence distance from the site.
+	Distance int
+}
+
+// SiteReads is one site with its critical reads.
+type SiteReads struct {
+	// Site is the failure site.
+	Site Site
+	// Reads are its critical reads in PC order.
+	Reads []CriticalRead
+}
+
+// Analysis is the static result for one program.
+type Analysis struct {
+	// Prog is the analysed program.
+	Prog *isa.Program
+	// CFG is its control-flow graph.
+	CFG *isa.CFG
+	// Options are the options used, MaxDistance resolved.
+	Options Options
+	// Sites are the failure sites in PC order (a branch leaving nested
+	// loops is one LOOP site, for its innermost loop), each with its
+	// critical reads. ASS, ERR and OUT sites are listed even with no
+	// critical read; a LOOP site exists only when it has one.
+	Sites []SiteReads
+	// Empty says why Sites is empty when it is (no code, every kind
+	// disabled, or no site in the code); "" otherwise.
+	Empty string
+
+	g *graph
+}
+
+// Analyze finds p's failure sites and their critical reads. It returns an
+// error for invalid options or a nil program, never panics, and on a
+// program with no sites returns an empty Analysis whose Empty says why.
+func Analyze(p *isa.Program, opts Options) (*Analysis, error) {
+	if p == nil {
+		return nil, fmt.Errorf("conseq: no program")
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts.MaxDistance = opts.maxDistance()
+	a := &Analysis{Prog: p, CFG: isa.BuildCFG(p), Options: opts}
+	if len(p.Instrs) == 0 {
+		a.Empty = "the program has no code"
+		return a, nil
+	}
+	if opts.Disabled&(1<<NumKinds-1) == 1<<NumKinds-1 {
+		a.Empty = "every site kind is disabled"
+		return a, nil
+	}
+	a.g = newGraph(p, a.CFG)
+	for _, s := range a.findSites() {
+		d := a.g.slice(s, opts)
+		reads := a.g.reads(s, d, opts.MaxDistance)
+		if s.Kind == LOOP && len(reads) == 0 {
+			continue
+		}
+		a.Sites = append(a.Sites, SiteReads{Site: s, Reads: reads})
+	}
+	if len(a.Sites) == 0 {
+		var on []string
+		for k := Kind(0); k < NumKinds; k++ {
+			if !opts.Disabled.Has(k) {
+				on = append(on, k.String())
+			}
+		}
+		a.Empty = fmt.Sprintf("no failure site of the enabled kinds (%s) in the code", strings.Join(on, ", "))
+	}
+	return a, nil
+}
+
+// findSites lists the candidate sites in PC order.
+func (a *Analysis) findSites() []Site {
+	p, g := a.Prog, a.CFG
+	dis := a.Options.Disabled
+	var sites []Site
+	for pc := range p.Instrs {
+		in := &p.Instrs[pc]
+		switch {
+		case in.Op == isa.OpAssert && !dis.Has(ASS):
+			sites = append(sites, Site{PC: int32(pc), Kind: ASS, Loop: -1})
+		case in.Op == isa.OpFail && !dis.Has(ERR):
+			sites = append(sites, Site{PC: int32(pc), Kind: ERR, Loop: -1})
+		case in.Op == isa.OpOut && !dis.Has(OUT):
+			sites = append(sites, Site{PC: int32(pc), Kind: OUT, Loop: -1})
+		case in.Op.IsBranch() && !dis.Has(LOOP):
+			b := g.BlockOf[pc]
+			if g.Blocks[b].End-1 != int32(pc) {
+				continue
+			}
+			l := g.LoopOf(b)
+			if l < 0 {
+				continue
+			}
+			body := g.Loops[l].Body
+			for _, s := range g.Blocks[b].Succs {
+				if !hasInt(body, s) {
+					sites = append(sites, Site{PC: int32(pc), Kind: LOOP, Loop: l})
+					break
+				}
+			}
+		}
+	}
+	return sites
+}
+
+// Slice returns every instruction in s's bounded slice with its shortest
+// distance (the site itself at 0), under the analysis's options; for a
+// LOOP site only the members inside the loop are kept. s need not be one
+// of a.Sites (a LOOP site must name its loop).
+func (a *Analysis) Slice(s Site) map[int32]int {
+	out := map[int32]int{}
+	if a.g == nil || s.PC < 0 || int(s.PC) >= len(a.Prog.Instrs) {
+		return out
+	}
+	d := a.g.slice(s, a.Options)
+	keep := a.g.loopFilter(s)
+	for pc, v := range d {
+		if v >= 0 && v <= a.Options.MaxDistance && (keep == nil || keep[a.CFG.BlockOf[pc]]) {
+			out[int32(pc)] = v
+		}
+	}
+	return out
+}
+
+// Site returns the site at pc and its reads, if there is one.
+func (a *Analysis) Site(pc int32) (SiteReads, bool) {
+	for _, s := range a.Sites {
+		if s.Site.PC == pc {
+			return s, true
+		}
+	}
+	return SiteReads{}, false
+}
+
+// CriticalReads returns every critical read PC with its shortest distance
+// over all sites, in PC order.
+func (a *Analysis) CriticalReads() []CriticalRead {
+	best := map[int32]int{}
+	for _, s := range a.Sites {
+		for _, r := range s.Reads {
+			if d, ok := best[r.PC]; !ok || r.Distance < d {
+				best[r.PC] = r.Distance
+			}
+		}
+	}
+	out := make([]CriticalRead, 0, len(best))
+	for pc, d := range best {
+		out = append(out, CriticalRead{PC: pc, Distance: d})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PC < out[j].PC })
+	return out
+}
+
+// hasInt reports whether the ascending slice s holds v.
+func hasInt(s []int, v int) bool {
+	i := sort.SearchInts(s, v)
+	return i < len(s) && s[i] == v
+}

@@ -407,3 +407,23 @@ func TestMaxDistanceCurve(t *testing.T) {
 		}
 	}
 }
+
+// TestAllKernels runs the analysis on every kernel: no panic, no error,
+// and every LOOP site has a read inside its loop.
+func TestAllKernels(t *testing.T) {
+	for _, e := range workloads.List() {
+		if e.Kind != workloads.Kernel {
+			continue
+		}
+		p, err := workloads.Program(e.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := analyze(t, p, Options{MaxDistance: 5})
+		for _, s := range a.Sites {
+			if s.Site.Kind == LOOP && len(s.Reads) == 0 {
+				t.Errorf("%s: LOOP site %v without reads", e.Name, s.Site)
+			}
+		}
+	}
+}

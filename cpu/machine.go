@@ -87,6 +87,9 @@ type Outcome struct {
 	Msg string
 	// Cycle is the cycle the run ended.
 	Cycle core.Cycle
+	// Deadlock marks a Hang in which every live thread was blocked on the
+	// program's synchronisation (not one that ran past sim.max_cycles).
+	Deadlock bool
 }
 
 // Bucket is one class of the per-core cycle breakdown.
@@ -636,6 +639,7 @@ func (m *Machine) deadlock() {
 	}
 	at := max(m.eng.Now(), m.st.frontier)
 	m.endHang(msg[:len(msg)-1], at, nil)
+	m.st.outcome.Deadlock = m.st.outcome.Kind == Hang
 }
 
 const (

@@ -384,6 +384,10 @@ type Result struct {
 	OutcomeThread int32 `json:"outcome_thread"`
 	// OutcomeMsg explains the outcome ("" for a pass).
 	OutcomeMsg string `json:"outcome_msg"`
+	// Deadlock marks a hang in which every live thread was blocked on
+	// the program's synchronisation (not in the run's JSON: the message
+	// says so).
+	Deadlock bool `json:"-"`
 	// Cycles is the run's length in cycles: the cycle it ended.
 	Cycles uint64 `json:"cycles"`
 	// Instructions is the number of instructions all threads executed.
@@ -585,6 +589,7 @@ func Collect(m *cpu.Machine, cfg configs.Config, seed uint64) Result {
 		OutcomePC:          o.PC,
 		OutcomeThread:      o.Thread,
 		OutcomeMsg:         o.Msg,
+		Deadlock:           o.Deadlock,
 		Cycles:             uint64(o.Cycle),
 		Instructions:       total,
 		ThreadInstructions: threads,

@@ -2,7 +2,6 @@ package infer
 
 import (
 	"fmt"
-	"strings"
 
 	"weft/configs"
 	"weft/core"
@@ -250,7 +249,7 @@ func Replay(cfg configs.Config, prog *isa.Program, seed uint64, trace *Trace, c 
 		// run's deadlock (every live thread blocked), not by a hang at the
 		// cycle limit or by a report elsewhere.
 		res.Races = det.Findings()
-		res.Deadlock = r.Outcome == "hang" && strings.HasPrefix(r.OutcomeMsg, "deadlock")
+		res.Deadlock = r.Deadlock
 		if c.Deadlock {
 			if res.Deadlock {
 				res.Verdict = Confirmed

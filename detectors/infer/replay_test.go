@@ -138,3 +138,28 @@ func TestDeadlockReplayDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlockFlag: a run whose threads all block reports Deadlock; one
+// stopped by sim.max_cycles is a hang without it.
+func TestDeadlockFlag(t *testing.T) {
+	prog, _ := workloads.Program("infer-k2-lock-order")
+	cfg, _ := sim.FitCores(configs.Default(), prog)
+	deadlocked := false
+	for seed := uint64(1); seed < 200 && !deadlocked; seed++ {
+		r, err := sim.Run(cfg, prog, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Deadlock != (r.Outcome == "hang" && strings.HasPrefix(r.OutcomeMsg, "deadlock")) {
+			t.Fatalf("seed %d: Deadlock %v, outcome %s %q", seed, r.Deadlock, r.Outcome, r.OutcomeMsg)
+		}
+		deadlocked = r.Deadlock
+	}
+	if !deadlocked {
+		t.Fatal("no seed of 1..199 deadlocked")
+	}
+	cfg.Sim.MaxCycles = 50
+	if r, _ := sim.Run(cfg, prog, 1); r.Outcome != "hang" || r.Deadlock {
+		t.Errorf("max_cycles: %s, Deadlock %v", r.Outcome, r.Deadlock)
+	}
+}

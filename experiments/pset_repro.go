@@ -822,31 +822,18 @@ func psetRecoverySweep(env Env, ks []*psetKernel, nTrain int) (Section, uint64, 
 		sets = append(sets, setting{"rollback", 0, rb})
 	}
 	runs := min(psetSensitivityRuns, 2*nTrain)
-	var jobs []job
-	var rows []*psetKernel
-	for _, k := range ks {
-		if k.row > 15 {
-			continue
+	rows, jobs := psetSweepJobs(ks, nTrain, runs, len(sets), func(cfg *configs.Config, i int) {
+		st := sets[i]
+		cfg.PSet.Recovery.Mode = st.mode
+		if st.timeout > 0 {
+			cfg.PSet.Recovery.StallTimeoutCycles = st.timeout
 		}
-		rows = append(rows, k)
-		for _, st := range sets {
-			cfg := k.cfg
-			cfg.Sim.MaxCycles = psetTable2MaxCycles
-			cfg.PSet.Enabled = true
-			cfg.PSet.Recovery.Mode = st.mode
-			if st.timeout > 0 {
-				cfg.PSet.Recovery.StallTimeoutCycles = st.timeout
-			}
-			if st.maxRB > 0 {
-				cfg.PSet.Recovery.MaxRollbacksPerCheckpoint = st.maxRB
-			}
-			ps := k.psets
-			for s := 0; s < runs; s++ {
-				jobs = append(jobs, job{Config: cfg, Program: k.prog, Seed: cfg.Sim.Seed + uint64(nTrain+s),
-					Options: func() []sim.Option { return []sim.Option{sim.WithPSets(ps)} }})
-			}
+		if st.maxRB > 0 {
+			cfg.PSet.Recovery.MaxRollbacksPerCheckpoint = st.maxRB
 		}
-	}
+	}, func(k *psetKernel, _ int) func() []sim.Option {
+		return func() []sim.Option { return []sim.Option{sim.WithPSets(k.psets)} }
+	})
 	all, err := runJobs(env, jobs)
 	if err != nil {
 		return Section{}, 0, err
@@ -901,6 +888,31 @@ func psetRecoverySweep(env Env, ks []*psetKernel, nTrain int) (Section, uint64, 
 stall timeout nor a rollback budget. Row 2 counts as a row without failures in every setting: it does
 not fail with the hardware on (Table 2's comment).`, psetJoinPairs(cats, fails)),
 	}, instrs, nil
+}
+
+// psetSweepJobs returns the rows 1–15 kernels and, for each of them and
+// each of n settings, runs jobs on the first held-out seeds with the PSet
+// hardware on, the hang limit of Table 2, and the setting applied to the
+// config; opts builds a job's options from its kernel and its index in
+// the returned jobs.
+func psetSweepJobs(ks []*psetKernel, nTrain, runs, n int, apply func(cfg *configs.Config, setting int),
+	opts func(k *psetKernel, job int) func() []sim.Option) (rows []*psetKernel, jobs []job) {
+	for _, k := range ks {
+		if k.row > 15 {
+			continue
+		}
+		rows = append(rows, k)
+		for i := range n {
+			cfg := k.cfg
+			cfg.Sim.MaxCycles = psetTable2MaxCycles
+			cfg.PSet.Enabled = true
+			apply(&cfg, i)
+			for s := range runs {
+				jobs = append(jobs, job{Config: cfg, Program: k.prog, Seed: cfg.Sim.Seed + uint64(nTrain+s), Options: opts(k, len(jobs))})
+			}
+		}
+	}
+	return rows, jobs
 }
 
 // psetJoinPairs spells "label n" pairs for a comment.

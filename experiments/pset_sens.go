@@ -65,30 +65,17 @@ func psetSweeps(env Env, ks []*psetKernel, nTrain int) (Section, uint64, error) 
 func psetCheckpointSweep(env Env, ks []*psetKernel, nTrain int) (Section, uint64, error) {
 	runs := min(psetSensitivityRuns, 2*nTrain)
 	ivs := psetCheckpointIntervals
-	var rows []*psetKernel
-	var jobs []job
 	wins := make([][]float64, len(ks)*len(ivs)*runs) // each job's rollback windows
-	for _, k := range ks {
-		if k.row > 15 {
-			continue
+	rows, jobs := psetSweepJobs(ks, nTrain, runs, len(ivs), func(cfg *configs.Config, i int) {
+		cfg.PSet.Recovery.Mode = "rollback"
+		cfg.PSet.Recovery.CheckpointIntervalInstrs = ivs[i]
+	}, func(k *psetKernel, j int) func() []sim.Option {
+		w := &wins[j]
+		return func() []sim.Option {
+			return []sim.Option{sim.WithPSets(k.psets), sim.WithStatGroups(),
+				sim.WithObserver(core.MaskOf(core.KindRollback), core.ObserverFunc(func(e *core.Event) { *w = append(*w, float64(e.Value)) }))}
 		}
-		rows = append(rows, k)
-		for _, iv := range ivs {
-			cfg := k.cfg
-			cfg.Sim.MaxCycles = psetTable2MaxCycles
-			cfg.PSet.Enabled = true
-			cfg.PSet.Recovery.Mode = "rollback"
-			cfg.PSet.Recovery.CheckpointIntervalInstrs = iv
-			ps := k.psets
-			for s := 0; s < runs; s++ {
-				w := &wins[len(jobs)]
-				jobs = append(jobs, job{Config: cfg, Program: k.prog, Seed: cfg.Sim.Seed + uint64(nTrain+s), Options: func() []sim.Option {
-					return []sim.Option{sim.WithPSets(ps), sim.WithStatGroups(),
-						sim.WithObserver(core.MaskOf(core.KindRollback), core.ObserverFunc(func(e *core.Event) { *w = append(*w, float64(e.Value)) }))}
-				}})
-			}
-		}
-	}
+	})
 	all, err := runJobs(env, jobs)
 	if err != nil {
 		return Section{}, 0, err

@@ -90,6 +90,10 @@ type ParkRule struct {
 	Thread int32
 	// PC is the instruction the thread parks before.
 	PC int32
+	// Skip is how many arrivals at PC the thread passes before the one it
+	// parks at (0: the first). Passing costs nothing and changes no cycle:
+	// a rule parks the thread at the Skip+1st dynamic instance of PC.
+	Skip uint32
 	// Wait is the condition that releases it, with its timeout.
 	Wait
 }

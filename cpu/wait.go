@@ -22,6 +22,7 @@ const (
 type parkRule struct {
 	core.ParkRule
 	state  uint8
+	passed uint32 // arrivals passed so far (ParkRule.Skip)
 	result core.ParkResult
 }
 
@@ -145,11 +146,20 @@ func (c *Core) release(now core.Cycle, fromTimer bool) {
 func (c *Core) park() bool {
 	m := c.m
 	st := &c.st
+	p := &m.st.parks[st.ParkRule]
+	if p.passed < p.Skip || (p.Skip > 0 && p.passed == p.Skip && st.Issued) {
+		// An arrival to pass. An issued instruction re-entering the loop
+		// at PC (a memory access waiting for its turn) is the same
+		// arrival, so it is counted once, when not yet issued.
+		if !st.Issued {
+			p.passed++
+		}
+		return true
+	}
 	if !c.atGlobal(st.Time) {
 		c.schedule(st.Time)
 		return false
 	}
-	p := &m.st.parks[st.ParkRule]
 	p.state = parkParked
 	p.result.Parked = true
 	p.result.ParkedAt = st.Time

@@ -504,3 +504,55 @@ func TestEndlessLoopInstructionsFitTheCycles(t *testing.T) {
 		}
 	}
 }
+
+func TestParkSkip(t *testing.T) {
+	// A loop loads x five times; a rule with Skip 3 parks the thread at the
+	// fourth load until cycle 5000: exactly three loads precede the park,
+	// and passing arrivals change no cycle of a run whose rule never fires.
+	p := assemble(t, `
+.data
+x: .word 0
+.text
+main:  li r2, 0
+loop:  ld r3, x
+       add r2, r2, 1
+       blt r2, 5, loop
+       exit
+`)
+	loads := func(skip uint32, wait core.Cycle) (before int, res core.ParkResult, end core.Cycle) {
+		m, err := sim.Build(configs.Default(), p, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := pcOf(t, p, "loop")
+		idx, err := m.Park(core.ParkRule{Thread: 0, PC: at, Skip: skip, Wait: core.Wait{Until: core.UntilCycle, Cycle: wait}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Events().Attach(core.MaskOf(core.KindRead), core.ObserverFunc(func(e *core.Event) {
+			if e.Cycle < wait {
+				before++
+			}
+		}))
+		m.Start()
+		m.Run()
+		return before, m.ParkResult(idx), m.Now()
+	}
+	n, res, _ := loads(3, 5000)
+	if n != 3 || !res.Parked || res.ReleasedAt != 5000 {
+		t.Errorf("skip 3: %d loads before the park (want 3), result %+v", n, res)
+	}
+	n, res, end := loads(9, 5000)
+	if n != 5 || res.Parked {
+		t.Errorf("skip 9: %d loads, result %+v; want 5 loads and no park", n, res)
+	}
+	m, err := sim.Build(configs.Default(), p, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Start()
+	m.Run()
+	if end != m.Now() {
+		t.Errorf("a rule that never fires moved the run's end: cycle %d, %d without it", end, m.Now())
+	}
+}

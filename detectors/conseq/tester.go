@@ -1,0 +1,289 @@
+package conseq
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"weft/configs"
+	"weft/core"
+	"weft/isa"
+	"weft/sim"
+)
+
+// The tester (the paper's Step 4, §8): re-run the traced seed with park
+// rules that make the critical read r take its value from the alternative
+// write w', and see whether the program fails. The target order is
+// w → w' → r (w' the last write r sees):
+//   - w' ran after r in the correct run (another thread): r waits at its
+//     execution for w', and w' waits at its execution until r has arrived
+//     (the paper's pair of delays, each with a timeout);
+//   - w' ran before w, at a LOOP site: w' waits until w has run (so every
+//     later iteration reads w'), and r waits for w' when it is another
+//     thread's;
+//   - w' ran before w, w not ordered before r: w waits until r has run
+//     (the paper's same-thread mode: no other write to the word lands
+//     between w' and r);
+//   - otherwise: w' waits for w, and r for w';
+//   - an uninitialised read: every thread that wrote the word before r
+//     waits at that write until r has run.
+// Rules park a thread at one dynamic execution of a PC (core.ParkRule.Skip),
+// the one the correct run's report names, and every park has the timeout.
+// The failure oracles are the run's outcome (assert, error message, hang,
+// crash, wrong output against .expect) and its outputs against the traced
+// correct run's.
+
+// DefaultTestTimeout is the tester's park timeout in cycles.
+const DefaultTestTimeout core.Cycle = 50000
+
+// ParkPoint is one recorded delay point of a test: thread Thread waits at
+// the Skip+1st execution of PC until Until (or the timeout).
+type ParkPoint struct {
+	// Thread, PC and Skip name the dynamic execution it parks before.
+	Thread int32
+	PC     int32
+	Skip   uint32
+	// Until says what releases it: "r arrived", "r ran", "w ran", "w' ran".
+	Until string
+	// Result is what became of it.
+	Result core.ParkResult
+}
+
+// String spells the point as "thread T at pc P (execution N) until X".
+func (p ParkPoint) String() string {
+	s := fmt.Sprintf("thread %d at pc %d (execution %d) until %s", p.Thread, p.PC, p.Skip+1, p.Until)
+	switch {
+	case !p.Result.Parked:
+		s += ": never reached"
+	case p.Result.TimedOut:
+		s += fmt.Sprintf(": parked at cycle %d, released by the timeout at %d", p.Result.ParkedAt, p.Result.ReleasedAt)
+	default:
+		s += fmt.Sprintf(": parked at cycle %d, released at %d", p.Result.ParkedAt, p.Result.ReleasedAt)
+	}
+	return s
+}
+
+// TestResult is the tester's verdict on one report.
+type TestResult struct {
+	// Failed says the run failed: its outcome, or outputs that differ from
+	// the correct run's.
+	Failed bool
+	// Forced says r read w''s value (for an uninitialised read: r ran
+	// before every write to the word).
+	Forced bool
+	// Outcome, OutcomePC and OutcomeMsg are the run's.
+	Outcome    string
+	OutcomePC  int32
+	OutcomeMsg string
+	// Outputs differ from the correct run's.
+	OutputsDiffer bool
+	// Points are the park points that reproduce it.
+	Points []ParkPoint
+	// Cycles is the run's length.
+	Cycles uint64
+}
+
+// Verdict is "bug" (the order was forced and the run failed), "failed
+// (not as forced)" (the run failed without the order: the delays exposed
+// some failure), "pruned" (it passed with the order forced: a false
+// positive) or "not forced" (it passed and the order could not be
+// forced: pruned as well).
+func (t TestResult) Verdict() string {
+	switch {
+	case t.Failed && t.Forced:
+		return "bug"
+	case t.Failed:
+		return "failed (not as forced)"
+	case t.Forced:
+		return "pruned"
+	}
+	return "not forced"
+}
+
+// Confirmed reports whether the test forced the order and the run failed.
+func (t TestResult) Confirmed() bool { return t.Failed && t.Forced }
+
+// Tester re-runs one correct run with a report's order forced.
+type Tester struct {
+	// Cfg, Prog and Seed are the traced run's.
+	Cfg  configs.Config
+	Prog *isa.Program
+	Seed uint64
+	// Outputs are the traced run's outputs (the golden run).
+	Outputs []int64
+	// Timeout is the park timeout (DefaultTestTimeout when 0).
+	Timeout core.Cycle
+	rec     *Recorder
+}
+
+// NewTester returns the tester of the reports of rec's run (cfg, prog,
+// seed), which must have passed.
+func NewTester(cfg configs.Config, prog *isa.Program, seed uint64, rec *Recorder) (*Tester, error) {
+	if !rec.Ended() || !rec.Passed() {
+		return nil, fmt.Errorf("conseq: the traced run did not pass: the tester needs a correct run")
+	}
+	return &Tester{Cfg: cfg, Prog: prog, Seed: seed, Outputs: slices.Clone(rec.outputs), rec: rec}, nil
+}
+
+// forcer tracks the three accesses of a test run.
+type forcer struct {
+	addr                   uint64
+	r, w, alt              Ref
+	insts                  map[[2]int32]uint32
+	rArrived, rDone, wDone bool
+	altDone, forced, anyW  bool
+	lastIsAlt              bool
+	uninit                 bool
+}
+
+func (f *forcer) is(e *core.Event, x Ref, n uint32) bool {
+	return x.Thread >= 0 && e.Thread == x.Thread && e.PC == x.PC && n == x.Inst
+}
+
+// Observe follows the run's accesses.
+func (f *forcer) Observe(e *core.Event) {
+	if e.Kind != core.KindRead && e.Kind != core.KindWrite && e.Kind != core.KindRMW {
+		return
+	}
+	k := [2]int32{e.Thread, e.PC}
+	n := f.insts[k]
+	f.insts[k] = n + 1
+	if e.Addr != f.addr || e.Flags&core.FlagSync != 0 {
+		return
+	}
+	write := e.Kind == core.KindWrite || e.Kind == core.KindRMW && e.Words[1] == 1
+	read := e.Kind == core.KindRead || e.Kind == core.KindRMW
+	if read && f.is(e, f.r, n) {
+		f.rDone = true
+		if f.uninit {
+			f.forced = !f.anyW
+		} else {
+			f.forced = f.lastIsAlt
+		}
+	}
+	if write {
+		f.anyW = true
+		f.lastIsAlt = f.is(e, f.alt, n)
+		if f.lastIsAlt {
+			f.altDone = true
+		}
+		if f.is(e, f.w, n) {
+			f.wDone = true
+		}
+	}
+}
+
+// Test re-runs the seed with rep's order forced.
+func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
+	timeout := t.Timeout
+	if timeout == 0 {
+		timeout = DefaultTestTimeout
+	}
+	f := &forcer{addr: rep.Addr, r: rep.R, w: rep.W, alt: rep.Alt, insts: map[[2]int32]uint32{}, uninit: rep.Uninit}
+	var points []ParkPoint
+	var preds []func(core.View) bool
+	rec := t.rec
+	// add parks x's thread at x until pred holds. When x is inside a
+	// critical section of a lock the other access (other's Seq) also
+	// holds, it parks before the acquire that entered that section (the
+	// paper's same-lock mode): parked holding the lock, it would hold up
+	// the other thread too.
+	add := func(x Ref, until string, pred func(core.View) bool, other Ref) {
+		pt := ParkPoint{Thread: x.Thread, PC: x.PC, Skip: x.Inst, Until: until}
+		if x.Seq >= 0 && other.Seq >= 0 {
+			theirs := rec.acc[other.Seq].locks
+			for _, h := range rec.acc[x.Seq].locks {
+				if holds(theirs, h.lock) && h.acqPC >= 0 && t.Prog.Instrs[h.acqPC].Op == isa.OpLock {
+					pt.PC, pt.Skip = h.acqPC, h.acqInst
+					pt.Until += " (before the lock)"
+					break
+				}
+			}
+		}
+		points = append(points, pt)
+		preds = append(preds, pred)
+	}
+	rArrived := func(core.View) bool { return f.rArrived }
+	rDone := func(core.View) bool { return f.rDone }
+	wDone := func(core.View) bool { return f.wDone }
+	// rWaits parks r until w' ran, noting its arrival.
+	rWaits := func() {
+		add(rep.R, "w' ran", func(core.View) bool { f.rArrived = true; return f.altDone }, rep.Alt)
+	}
+	switch {
+	case rep.Uninit:
+		seen := map[int32]bool{}
+		for _, j := range rec.writes[rep.Addr] {
+			if j > rep.R.Seq {
+				break
+			}
+			if x := ref(rec, j); !seen[x.Thread] && x.Thread != rep.R.Thread {
+				seen[x.Thread] = true
+				add(x, "r ran", rDone, rep.R)
+			}
+		}
+	case rep.Alt.Seq > rep.R.Seq:
+		rWaits()
+		add(rep.Alt, "r arrived", rArrived, rep.R)
+	case rep.Site.Kind == LOOP && rep.W.Thread >= 0:
+		add(rep.Alt, "w ran", wDone, rep.W)
+		if rep.Alt.Thread != rep.R.Thread {
+			rWaits()
+		}
+	case rep.W.Thread >= 0 && !hb(&rec.acc[rep.W.Seq], &rec.acc[rep.R.Seq]):
+		add(rep.W, "r ran", rDone, rep.R)
+	default:
+		if rep.W.Thread >= 0 {
+			add(rep.Alt, "w ran", wDone, rep.W)
+		}
+		if rep.Alt.Thread != rep.R.Thread {
+			rWaits()
+		}
+	}
+	// Hold the word's later writes (the first of each other thread after
+	// w', w and w' themselves excepted) until r has run, so nothing lands
+	// between w' and r (the paper's same-thread mode, for every case).
+	if !rep.Uninit {
+		held := map[int32]bool{rep.R.Thread: true}
+		for _, pt := range points {
+			held[pt.Thread] = held[pt.Thread] || strings.HasPrefix(pt.Until, "r ran")
+		}
+		for _, j := range rec.writes[rep.Addr] {
+			if j <= rep.Alt.Seq || j == rep.W.Seq {
+				continue
+			}
+			if x := ref(rec, j); !held[x.Thread] {
+				held[x.Thread] = true
+				add(x, "r ran", rDone, rep.R)
+			}
+		}
+	}
+	opts := []sim.Option{sim.WithObserver(core.MaskOf(core.KindRead, core.KindWrite, core.KindRMW), f)}
+	for i := range points {
+		p := &points[i]
+		opts = append(opts, sim.WithPark(core.ParkRule{Thread: p.Thread, PC: p.PC, Skip: p.Skip,
+			Wait: core.Wait{Until: core.UntilPredicate, Pred: preds[i], Timeout: timeout}}, &p.Result))
+	}
+	res, err := sim.Run(t.Cfg, t.Prog, t.Seed, opts...)
+	if err != nil {
+		return TestResult{}, fmt.Errorf("conseq: test run: %w", err)
+	}
+	out := TestResult{Forced: f.forced, Outcome: res.Outcome, OutcomePC: res.OutcomePC, OutcomeMsg: res.OutcomeMsg,
+		Points: points, Cycles: res.Cycles}
+	out.OutputsDiffer = !slices.Equal(res.Outputs, t.Outputs)
+	out.Failed = res.Outcome != "pass" || out.OutputsDiffer
+	return out, nil
+}
+
+// Describe spells the result in one line.
+func (t TestResult) Describe() string {
+	var b strings.Builder
+	b.WriteString(t.Verdict())
+	switch {
+	case t.Outcome != "pass":
+		fmt.Fprintf(&b, ": %s at pc %d (%s)", t.Outcome, t.OutcomePC, t.OutcomeMsg)
+	case t.OutputsDiffer:
+		b.WriteString(": the outputs differ from the correct run's")
+	}
+	return b.String()
+}

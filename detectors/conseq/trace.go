@@ -1,0 +1,388 @@
+package conseq
+
+import (
+	"weft/core"
+	"weft/isa"
+)
+
+// The dynamic side of ConSeq (the paper's Step 3, §7): a Recorder observes
+// one correct run and keeps what Algorithm 1 needs: every execution of a
+// critical read (its value and the write it read from), every write to a
+// data or heap word, and the synchronisation that orders threads.
+//
+// Happens-before is built from spawn, join, barrier and condition-variable
+// signal→wake (a message, like the paper's pipe), and from recognised
+// spin-flag synchronisation, never from locks: locks give mutual exclusion,
+// which Algorithm 1 uses through each access's held critical sections.
+// Reads-from is exact: the simulator performs accesses in one global (SC)
+// order, so a read's source is the last write to its word before it (the
+// program's initial data image, a virtual write, when there is none).
+
+// vclock is a vector clock indexed by thread id; a shared one is never
+// changed (threads copy on change).
+type vclock []uint32
+
+func (v vclock) get(t int32) uint32 {
+	if int(t) < len(v) {
+		return v[t]
+	}
+	return 0
+}
+
+// joined returns the pointwise maximum of v and o, reusing v when o adds
+// nothing.
+func (v vclock) joined(o vclock) vclock {
+	grow := false
+	if len(o) > len(v) {
+		grow = true
+	} else {
+		for i, x := range o {
+			if x > v[i] {
+				grow = true
+				break
+			}
+		}
+	}
+	if !grow {
+		return v
+	}
+	n := len(v)
+	if len(o) > n {
+		n = len(o)
+	}
+	out := make(vclock, n)
+	copy(out, v)
+	for i, x := range o {
+		if x > out[i] {
+			out[i] = x
+		}
+	}
+	return out
+}
+
+// heldCS is one lock a thread holds, with the dynamic critical section's id.
+type heldCS struct {
+	lock uint64
+	cs   uint32
+	// acqPC and acqInst name the acquire that entered it: its lock
+	// instruction and how many earlier acquires the thread made there.
+	acqPC   int32
+	acqInst uint32
+}
+
+// lockState is the set of critical sections a thread is in; a shared one
+// is never changed.
+type lockState []heldCS
+
+// access is one recorded read or write.
+type access struct {
+	thread int32
+	pc     int32
+	addr   uint64
+	value  int64
+	// clk is the thread's own clock at the access; vc its knowledge of the
+	// other threads (vc[thread] is not used).
+	clk uint32
+	vc  vclock
+	// locks are the critical sections the thread was in.
+	locks lockState
+	// inst is the access's dynamic instance: how many earlier executions of
+	// pc the thread performed.
+	inst uint32
+	// src is, for a read, the index of the write it read from (-1: the
+	// initial image); for a write, -1.
+	src   int32
+	write bool
+}
+
+// threadState is one thread's clocks and critical sections.
+type threadState struct {
+	started bool
+	clk     uint32
+	vc      vclock
+	locks   lockState
+	// spinSrc is the write the thread's last spin-flag read took its value
+	// from (-1: none pending); spinLoop the loop of that read.
+	spinSrc  int32
+	spinLoop int
+	exit     vclock // the full clock at exit (for join)
+	insts    []uint32
+	acqs     []uint32 // per PC, the acquires made there
+}
+
+// full returns t's full clock: vc with its own entry.
+func (s *threadState) full(t int32) vclock {
+	out := make(vclock, max(len(s.vc), int(t)+1))
+	copy(out, s.vc)
+	out[t] = s.clk
+	return out
+}
+
+// Recorder is the trace collector: a core.Observer of one run.
+type Recorder struct {
+	prog *isa.Program
+	// critical[pc] marks the PCs whose reads are recorded (every data read
+	// when nil).
+	critical []bool
+	// spinLoopOf[pc] is, for a recognised spin-flag read, its loop's index
+	// in spinBody; -1 otherwise (nil: the recogniser is off).
+	spinLoopOf []int
+	spinBody   [][]bool // per recognised loop, the PCs of its body
+
+	acc     []access
+	writes  map[uint64][]int32 // per word, its writes in order
+	last    map[uint64]int32   // per word, its last write
+	sharers map[uint64]int32   // per word: the one thread that touched it, or -2 when two did
+	threads []threadState
+	barrier map[[2]uint64]vclock
+	signal  map[int32]vclock // per signalling thread, its clock at its last signal
+	nextCS  uint32
+
+	// Counts for Table 6.
+	records, syncRecords uint64
+	outcome              int64 // RunEnd's outcome (-1 before the end)
+	outputs              []int64
+}
+
+// Record sizes in bytes, as a PIN-style tracer would write them: PC,
+// address, value and thread for an access; PC, object and thread for a
+// synchronisation record.
+const (
+	accessRecordBytes = 24
+	syncRecordBytes   = 16
+)
+
+// NewRecorder returns a recorder for one run of prog that keeps the reads
+// at the PCs critical marks (every data read when critical is nil) and
+// recognises the spin-flag loops spins finds (none when spins is nil).
+func NewRecorder(prog *isa.Program, critical []bool, spins []SpinLoop) *Recorder {
+	r := &Recorder{prog: prog, critical: critical,
+		writes: map[uint64][]int32{}, last: map[uint64]int32{}, sharers: map[uint64]int32{},
+		barrier: map[[2]uint64]vclock{}, signal: map[int32]vclock{}, outcome: -1}
+	if spins != nil {
+		r.spinLoopOf = make([]int, len(prog.Instrs))
+		for i := range r.spinLoopOf {
+			r.spinLoopOf[i] = -1
+		}
+		for i, s := range spins {
+			body := make([]bool, len(prog.Instrs))
+			for _, pc := range s.Body {
+				body[pc] = true
+			}
+			r.spinBody = append(r.spinBody, body)
+			for _, pc := range s.Reads {
+				r.spinLoopOf[pc] = i
+			}
+		}
+	}
+	return r
+}
+
+// RecorderKinds are the event kinds a Recorder observes.
+const RecorderKinds = core.KindMask(1<<core.KindRead | 1<<core.KindWrite | 1<<core.KindRMW |
+	1<<core.KindSpawn | 1<<core.KindJoin | 1<<core.KindThreadExit | 1<<core.KindAcquire |
+	1<<core.KindRelease | 1<<core.KindBarrierArrive | 1<<core.KindBarrierLeave |
+	1<<core.KindCondWait | 1<<core.KindCondWake | 1<<core.KindCondSignal | 1<<core.KindOutput |
+	1<<core.KindRunEnd)
+
+// Kinds returns RecorderKinds.
+func (r *Recorder) Kinds() core.KindMask { return RecorderKinds }
+
+func (r *Recorder) thread(t int32) *threadState {
+	for int(t) >= len(r.threads) {
+		r.threads = append(r.threads, threadState{spinSrc: -1})
+	}
+	s := &r.threads[t]
+	if !s.started {
+		s.started = true
+		s.clk = 1
+		s.insts = make([]uint32, len(r.prog.Instrs))
+		s.acqs = make([]uint32, len(r.prog.Instrs))
+	}
+	return s
+}
+
+// Observe records one event.
+func (r *Recorder) Observe(e *core.Event) {
+	if e.Kind == core.KindRunEnd {
+		r.outcome = int64(e.Words[0])
+		return
+	}
+	if e.Thread < 0 {
+		return
+	}
+	if e.Kind == core.KindSpawn {
+		r.thread(int32(e.Words[0])) // before s: it may grow r.threads
+	}
+	s := r.thread(e.Thread)
+	if s.spinSrc >= 0 && (e.PC < 0 || int(e.PC) >= len(r.prog.Instrs) || !r.spinBody[s.spinLoop][e.PC]) {
+		// The thread left a recognised spin loop: its last flag read
+		// synchronised with the write it read.
+		w := &r.acc[s.spinSrc]
+		full := append(vclock(nil), w.vc...)
+		for int(w.thread) >= len(full) {
+			full = append(full, 0)
+		}
+		full[w.thread] = w.clk
+		s.vc = s.vc.joined(full)
+		s.spinSrc = -1
+	}
+	switch e.Kind {
+	case core.KindRead, core.KindWrite, core.KindRMW:
+		r.access(e, s)
+		return
+	case core.KindSpawn:
+		r.threads[e.Words[0]].vc = s.full(e.Thread)
+	case core.KindJoin:
+		if j := int32(e.Words[0]); int(j) < len(r.threads) {
+			s.vc = s.vc.joined(r.threads[j].exit)
+		}
+	case core.KindThreadExit:
+		s.exit = s.full(e.Thread)
+	case core.KindAcquire:
+		r.nextCS++
+		h := heldCS{lock: e.Addr, cs: r.nextCS, acqPC: e.PC}
+		if e.PC >= 0 && int(e.PC) < len(s.acqs) {
+			h.acqInst = s.acqs[e.PC]
+			s.acqs[e.PC]++
+		}
+		l := make(lockState, len(s.locks), len(s.locks)+1)
+		copy(l, s.locks)
+		s.locks = append(l, h)
+	case core.KindRelease:
+		var l lockState
+		for _, h := range s.locks {
+			if h.lock != e.Addr {
+				l = append(l, h)
+			}
+		}
+		s.locks = l
+	case core.KindBarrierArrive:
+		k := [2]uint64{e.Addr, e.Words[0]}
+		r.barrier[k] = r.barrier[k].joined(s.full(e.Thread))
+	case core.KindBarrierLeave:
+		s.vc = s.vc.joined(r.barrier[[2]uint64{e.Addr, e.Words[0]}])
+	case core.KindCondSignal:
+		r.signal[e.Thread] = s.full(e.Thread)
+	case core.KindCondWake:
+		s.vc = s.vc.joined(r.signal[int32(e.Words[0])])
+	case core.KindCondWait:
+	case core.KindOutput:
+		r.outputs = append(r.outputs, e.Value)
+		return
+	default:
+		return
+	}
+	r.syncRecords++
+	s.clk++
+}
+
+// access records a read, write or RMW of a data or heap word.
+func (r *Recorder) access(e *core.Event, s *threadState) {
+	pc := e.PC
+	inst := uint32(0)
+	if pc >= 0 && int(pc) < len(s.insts) {
+		inst = s.insts[pc]
+		s.insts[pc]++
+	}
+	if e.Flags&core.FlagSync != 0 {
+		return
+	}
+	a := e.Addr
+	switch who, ok := r.sharers[a]; {
+	case !ok:
+		r.sharers[a] = e.Thread
+	case who >= 0 && who != e.Thread:
+		r.sharers[a] = -2
+	}
+	read := e.Kind == core.KindRead || e.Kind == core.KindRMW
+	write := e.Kind == core.KindWrite || e.Kind == core.KindRMW && e.Words[1] == 1
+	src := int32(-1)
+	if w, ok := r.last[a]; ok {
+		src = w
+	}
+	keepRead := read && (r.critical == nil || pc >= 0 && int(pc) < len(r.critical) && r.critical[pc])
+	if keepRead {
+		v := e.Value
+		if e.Kind == core.KindRMW {
+			v = int64(e.Words[0])
+		}
+		r.acc = append(r.acc, access{thread: e.Thread, pc: pc, addr: a, value: v, clk: s.clk, vc: s.vc,
+			locks: s.locks, inst: inst, src: src})
+		r.records++
+		if r.spinLoopOf != nil && pc >= 0 && int(pc) < len(r.spinLoopOf) && r.spinLoopOf[pc] >= 0 {
+			if src >= 0 && r.acc[src].thread != e.Thread {
+				s.spinSrc, s.spinLoop = src, r.spinLoopOf[pc]
+			} else {
+				s.spinSrc = -1
+			}
+		}
+	}
+	if write {
+		idx := int32(len(r.acc))
+		r.acc = append(r.acc, access{thread: e.Thread, pc: pc, addr: a, value: e.Value, clk: s.clk, vc: s.vc,
+			locks: s.locks, inst: inst, src: -1, write: true})
+		r.writes[a] = append(r.writes[a], idx)
+		r.last[a] = idx
+		r.records++
+	}
+	if keepRead || write {
+		s.clk++
+	}
+}
+
+// hb reports whether access a happens before access b.
+func hb(a, b *access) bool {
+	if a.thread == b.thread {
+		return a.clk < b.clk
+	}
+	return a.clk <= b.vc.get(a.thread)
+}
+
+// TraceStats are the recorder's Table 6 counts.
+type TraceStats struct {
+	// Records are the access records (critical-read executions and
+	// writes); SyncRecords the synchronisation records.
+	Records, SyncRecords uint64
+	// Bytes is the trace size at accessRecordBytes per access and
+	// syncRecordBytes per synchronisation record.
+	Bytes uint64
+}
+
+// Stats returns the trace's counts.
+func (r *Recorder) Stats() TraceStats {
+	return TraceStats{Records: r.records, SyncRecords: r.syncRecords,
+		Bytes: r.records*accessRecordBytes + r.syncRecords*syncRecordBytes}
+}
+
+// Passed reports whether the run ended and passed.
+func (r *Recorder) Passed() bool { return r.outcome == 0 }
+
+// Ended reports whether the run's end was observed.
+func (r *Recorder) Ended() bool { return r.outcome >= 0 }
+
+// initial returns the initial value of word a: the data image's, or 0.
+func (r *Recorder) initial(a uint64) int64 {
+	if a >= isa.DataBase && a < r.prog.DataEnd() {
+		return r.prog.Data[(a-isa.DataBase)/isa.WordBytes]
+	}
+	return 0
+}
+
+// valueBefore returns word a's value just before access index i.
+func (r *Recorder) valueBefore(a uint64, i int32) int64 {
+	ws := r.writes[a]
+	lo, hi := 0, len(ws)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if ws[m] < i {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return r.initial(a)
+	}
+	return r.acc[ws[lo-1]].value
+}

@@ -18,6 +18,7 @@ import (
 	"weft/core"
 	"weft/detectors/avio"
 	"weft/detectors/bugaboo"
+	"weft/detectors/conseq"
 	"weft/detectors/falcon"
 	"weft/detectors/hb"
 	"weft/detectors/lockset"
@@ -109,6 +110,9 @@ func All() []Info {
 			New:   func(p *isa.Program) Detector { return renamed(pset.NewRecorder(p, pset.Options{}), "pset") },
 			Learn: func() Learner { return &psetLearner{} }},
 		Falcon(falcon.Options{}, falcon.Jaccard),
+		{Name: "conseq", Summary: "ConSeq: from each failure site's bounded slice (MaxDistance 4), the critical reads that could read another write's value and fail, per passing run (failing runs are not traced)",
+			Kinds: conseq.RecorderKinds,
+			New:   func(p *isa.Program) Detector { return conseq.NewDetector(p, conseq.Config{}) }},
 	}
 }
 

@@ -83,6 +83,7 @@ func commands() []command {
 		{"detect", "run detectors over a trace file, offline", cmdDetect},
 		{"rank", "rank code points over Bugaboo graph files (labeled, unlabeled, deployment)", cmdRank},
 		{"pset", "learn PSets from passing runs, show a PSet file, check runs against one", cmdPSet},
+		{"conseq", "ConSeq on one program: failure sites, critical reads, suspicious interleavings from a correct run, the tester", cmdConseq},
 		{"infer", "interleaving inference from one passing run: candidates, counterexamples, enforced replays", cmdInfer},
 		{"list", "list the workloads in the registry", cmdList},
 		{"config", "show a fully resolved config, or list the presets", cmdConfig},

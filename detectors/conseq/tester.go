@@ -55,6 +55,8 @@ func (p ParkPoint) String() string {
 	switch {
 	case !p.Result.Parked:
 		s += ": never reached"
+	case !p.Result.Released:
+		s += fmt.Sprintf(": parked at cycle %d, still parked when the run ended", p.Result.ParkedAt)
 	case p.Result.TimedOut:
 		s += fmt.Sprintf(": parked at cycle %d, released by the timeout at %d", p.Result.ParkedAt, p.Result.ReleasedAt)
 	default:

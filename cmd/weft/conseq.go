@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"weft/core"
+	"weft/detectors/conseq"
+	"weft/sim"
+)
+
+// maxSeedTries bounds the search for a passing seed to trace.
+const maxSeedTries = 1000
+
+// cmdConseq is `weft conseq (-w KERNEL | -p FILE.s) [--seed S] ...`: the
+// whole ConSeq pipeline on one program.
+func cmdConseq(e env, args []string) error {
+	fs := newFlagSet("conseq", "weft conseq (-w KERNEL | -p FILE.s) [--seed S] [--max-distance N] [--model M] [--sites K,...] [--no-adhoc] [--base] [--test] [--timeout C]",
+		`ConSeq on one program: finds the failure sites (assert, fail, out, loop exits) and, by bounded
+backward slicing, their critical reads; traces one correct run (seed S, or the next seed that
+passes: ConSeq never traces a failing run); reports every critical read that could read another
+write's value and make its site fail (one line per static site/read/write triple); and with
+--test re-runs the seed with delays that force each report's order, giving the verdict (bug,
+pruned, not forced) and the park points that reproduce it.`)
+	var t targetFlags
+	t.add(fs)
+	md := fs.Int("max-distance", conseq.DefaultMaxDistance, fmt.Sprintf("slice bound `N` in dependence steps (1..%d)", conseq.MaxMaxDistance))
+	model := fs.String("model", "statement", "distance `MODEL`: statement (the paper's) or instruction")
+	sites := fs.String("sites", "OUT,ASS,ERR,LOOP", "site `KINDS` to look for, comma-separated")
+	noAdhoc := fs.Bool("no-adhoc", false, "do not recognise spin-flag synchronisation")
+	base := fs.Bool("base", false, "analyse every shared read, not only critical ones (the paper's Base)")
+	test := fs.Bool("test", false, "run the tester on every report")
+	timeout := fs.Uint64("timeout", uint64(conseq.DefaultTestTimeout), "the tester's park timeout in `CYCLES`")
+	pos, err := fs.parse(e, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef(fs, "conseq: unexpected argument %q", pos[0])
+	}
+	if *md < 1 || *md > conseq.MaxMaxDistance {
+		return usagef(fs, "conseq: --max-distance must be in 1..%d, got %d", conseq.MaxMaxDistance, *md)
+	}
+	cfg := conseq.Config{Options: conseq.Options{MaxDistance: *md}, NoAdHocSync: *noAdhoc, Base: *base}
+	switch *model {
+	case "statement":
+	case "instruction":
+		cfg.Model = conseq.Instruction
+	default:
+		return usagef(fs, "conseq: --model must be statement or instruction, got %q", *model)
+	}
+	enabled := map[string]bool{}
+	for _, k := range strings.Split(*sites, ",") {
+		k = strings.ToUpper(strings.TrimSpace(k))
+		ok := false
+		for x := conseq.Kind(0); x < conseq.NumKinds; x++ {
+			if x.String() == k {
+				ok = true
+			}
+		}
+		if !ok {
+			return usagef(fs, "conseq: --sites: unknown site kind %q (want OUT, ASS, ERR, LOOP)", k)
+		}
+		enabled[k] = true
+	}
+	for x := conseq.Kind(0); x < conseq.NumKinds; x++ {
+		if !enabled[x.String()] {
+			cfg.Disabled |= x.Mask()
+		}
+	}
+	if *timeout == 0 {
+		return usagef(fs, "conseq: --timeout must be at least 1 cycle")
+	}
+	tg, err := t.resolve(fs)
+	if err != nil {
+		return err
+	}
+	w := e.stdout
+	a, err := conseq.Analyze(tg.prog, cfg.Options)
+	if err != nil {
+		return err
+	}
+	nreads := len(a.CriticalReads())
+	perKind := make([]int, conseq.NumKinds)
+	for _, s := range a.Sites {
+		perKind[s.Site.Kind]++
+	}
+	fmt.Fprintf(w, "%s: %d failure sites (OUT %d, ASS %d, ERR %d, LOOP %d), %d critical reads at max distance %d (%s model)\n",
+		tg.prog.Name, len(a.Sites), perKind[conseq.OUT], perKind[conseq.ASS], perKind[conseq.ERR], perKind[conseq.LOOP],
+		nreads, a.Options.MaxDistance, a.Options.Model)
+	if a.Empty != "" && !cfg.Base {
+		fmt.Fprintf(w, "nothing to analyse: %s\n", a.Empty)
+		return nil
+	}
+	seed := tg.cfg.Sim.Seed
+	var rec *conseq.Recorder
+	var res sim.Result
+	first := seed
+	for i := 0; ; i++ {
+		if i == maxSeedTries {
+			return fmt.Errorf("conseq: %s: no passing run in seeds %d..%d: ConSeq needs a correct run to trace", tg.prog.Name, first, seed-1)
+		}
+		rec = a.NewTraceRecorder(cfg)
+		res, err = sim.Run(tg.cfg, tg.prog, seed, sim.WithObserver(rec.Kinds(), rec))
+		if err != nil {
+			return err
+		}
+		if res.Outcome == "pass" {
+			break
+		}
+		fmt.Fprintf(w, "seed %d fails (%s: %s): not traced\n", seed, res.Outcome, res.OutcomeMsg)
+		seed++
+	}
+	if seed != first {
+		fmt.Fprintf(w, "tracing seed %d instead, the first that passes\n", seed)
+	}
+	out := a.Analyse(rec, cfg)
+	st := out.Trace
+	fmt.Fprintf(w, "trace of seed %d: %d access records, %d sync records, %d bytes; %d critical-read executions analysed; %d spin-flag loops recognised\n",
+		seed, st.Records, st.SyncRecords, st.Bytes, out.CriticalExecs, out.SpinLoops)
+	fmt.Fprintf(w, "suspicious interleavings: %d\n", len(out.Reports))
+	var tr *conseq.Tester
+	if *test {
+		if tr, err = conseq.NewTester(tg.cfg, tg.prog, seed, rec); err != nil {
+			return err
+		}
+		tr.Timeout = core.Cycle(*timeout)
+	}
+	verdicts := map[string]int{}
+	for i, r := range out.Reports {
+		fmt.Fprintf(w, "%3d. %s\n", i+1, a.Describe(r))
+		if tr == nil {
+			continue
+		}
+		tres, err := tr.Test(a, r)
+		if err != nil {
+			return err
+		}
+		verdicts[tres.Verdict()]++
+		fmt.Fprintf(w, "     tester: %s\n", tres.Describe())
+		for _, p := range tres.Points {
+			fmt.Fprintf(w, "       park %s\n", p)
+		}
+	}
+	if tr != nil {
+		fmt.Fprintf(w, "tester: %d bug, %d failed (not as forced), %d pruned, %d not forced (seed %d, timeout %d cycles)\n",
+			verdicts["bug"], verdicts["failed (not as forced)"], verdicts["pruned"], verdicts["not forced"], seed, *timeout)
+	}
+	return nil
+}

@@ -4,19 +4,29 @@
 // reach the site within MaxDistance dependence steps.
 //
 // Sites (Kind): every assert (ASS), every fail (ERR), every out (OUT) and
-// every exit branch of a natural loop whose slice, restricted to the loop
-// body, holds a load within MaxDistance (LOOP).
+// every exit branch of a cyclic region whose slice, restricted to the
+// region, holds a load within MaxDistance (LOOP). The cyclic regions
+// (Analysis.Loops) are the natural loops and the irreducible regions: the
+// strongly connected components left when the natural loops' back edges
+// are removed, such as a cycle entered at two blocks. A branch leaving
+// nested regions is one LOOP site per region it leaves.
 //
 // The slice follows intra-thread dependences only: control dependence from
-// post-dominators, register reaching definitions (through calls and
-// returns, but never across a spawn) and memory store→load edges between
+// post-dominators, continued from a routine's top-level instructions to
+// its call sites; register reaching definitions (through calls and
+// returns, but never across a spawn; a call kills the registers its
+// callee defines on every path); and memory store→load edges between
 // instructions that one thread can run, through statically resolved
 // addresses when the base register's reaching definitions are constants,
 // and otherwise by may-alias (an unknown base with a symbol offset may
 // touch that symbol only; an alloc'd base only its own allocation site's
-// objects; anything else may touch any address). Distances are shortest
-// paths from the site (a 0-1 breadth-first search), under one of two
-// models (DistanceModel).
+// objects; anything else may touch any address). A register that some
+// path leaves undefined since its thread's entry (main's or a spawn
+// target's, whose r1 is the spawn argument) is an unknown base. A call
+// whose callee cannot reach a ret (it exits or loops forever, itself or
+// through its calls) does not fall through, for the data flow and for the
+// post-dominators alike. Distances are shortest paths from the site (a
+// 0-1 breadth-first search), under one of two models (DistanceModel).
 //
 // The analysis reads only the program's code and data layout: never its
 // name, provenance or @bug marks.
@@ -80,10 +90,13 @@ const (
 	// fail's guarding branch is at 1; an out's argument definitions are at
 	// 1 (in any block) and its control dependences at 1; a loop-exit
 	// branch's node is at 0. A load feeding a store in the same block is in
-	// the store's node.
+	// the store's node. A call and its callee's entry statement are one
+	// node: the edge from a routine's top-level instruction to a call of
+	// the routine costs 0, so the call's guard is 1 from a fail at the
+	// start of the callee (and 2 from an assert there, as inline).
 	Statement DistanceModel = iota
-	// Instruction counts every dependence edge, register def-use included,
-	// as 1, from the site at 0.
+	// Instruction counts every dependence edge, register def-use and
+	// callee-to-call included, as 1, from the site at 0.
 	Instruction
 )
 
@@ -144,9 +157,25 @@ type Site struct {
 	PC int32
 	// Kind is the site's kind.
 	Kind Kind
-	// Loop is, for a LOOP site, the index in isa.CFG.Loops of the innermost
-	// loop the branch leaves; -1 for other kinds.
+	// Loop is, for a LOOP site, the index in Analysis.Loops of the loop the
+	// branch leaves (for a natural loop, also its index in isa.CFG.Loops);
+	// -1 for other kinds. A branch that leaves several nested loops is one
+	// site per loop.
 	Loop int
+}
+
+// Loop is a cyclic region of the CFG: a LOOP site is a branch that leaves
+// it, and only the slice members inside it count.
+type Loop struct {
+	// Natural is the index in isa.CFG.Loops of the natural loop, or -1 for
+	// an irreducible region.
+	Natural int
+	// Entries are the blocks where the region is entered: a natural loop's
+	// header; for an irreducible region, every block with a predecessor
+	// outside it or where a routine or thread starts (two or more).
+	Entries []int
+	// Body holds the region's blocks, ascending.
+	Body []int
 }
 
 // String spells the site as "KIND@pc".
@@ -176,11 +205,18 @@ type Analysis struct {
 	CFG *isa.CFG
 	// Options are the options used, MaxDistance resolved.
 	Options Options
-	// Sites are the failure sites in PC order (a branch leaving nested
-	// loops is one LOOP site, for its innermost loop), each with its
-	// critical reads. ASS, ERR and OUT sites are listed even with no
-	// critical read; a LOOP site exists only when it has one.
+	// Sites are the failure sites in PC order, each with its critical
+	// reads. A branch leaving several loops is one LOOP site per loop
+	// (Site.Loop), innermost (smallest body) first, each keeping only the
+	// reads inside its own loop, so a read of an outer loop's body that
+	// keeps the outer loop going is a critical read of the outer loop's
+	// site. ASS, ERR and OUT sites are listed even with no critical read;
+	// a LOOP site exists only when it has one.
 	Sites []SiteReads
+	// Loops are the cyclic regions LOOP sites leave: isa.CFG.Loops, at the
+	// same indices, then the irreducible regions (cycles with no natural
+	// loop, such as a loop entered at two blocks).
+	Loops []Loop
 	// Empty says why Sites is empty when it is (no code, every kind
 	// disabled, or no site in the code); "" otherwise.
 	Empty string
@@ -209,6 +245,7 @@ func Analyze(p *isa.Program, opts Options) (*Analysis, error) {
 		return a, nil
 	}
 	a.g = newGraph(p, a.CFG)
+	a.Loops = a.g.loops
 	for _, s := range a.findSites() {
 		d := a.g.slice(s, opts)
 		reads := a.g.reads(s, d, opts.MaxDistance)
@@ -248,16 +285,23 @@ func (a *Analysis) findSites() []Site {
 			if g.Blocks[b].End-1 != int32(pc) {
 				continue
 			}
-			l := g.LoopOf(b)
-			if l < 0 {
-				continue
-			}
-			body := g.Loops[l].Body
-			for _, s := range g.Blocks[b].Succs {
-				if !hasInt(body, s) {
-					sites = append(sites, Site{PC: int32(pc), Kind: LOOP, Loop: l})
-					break
+			var left []int
+			for l, lp := range a.Loops {
+				if !hasInt(lp.Body, b) {
+					continue
 				}
+				for _, s := range g.Blocks[b].Succs {
+					if !hasInt(lp.Body, s) {
+						left = append(left, l)
+						break
+					}
+				}
+			}
+			sort.SliceStable(left, func(i, j int) bool {
+				return len(a.Loops[left[i]].Body) < len(a.Loops[left[j]].Body)
+			})
+			for _, l := range left {
+				sites = append(sites, Site{PC: int32(pc), Kind: LOOP, Loop: l})
 			}
 		}
 	}
@@ -267,7 +311,7 @@ func (a *Analysis) findSites() []Site {
 // Slice returns every instruction in s's bounded slice with its shortest
 // distance (the site itself at 0), under the analysis's options; for a
 // LOOP site only the members inside the loop are kept. s need not be one
-// of a.Sites (a LOOP site must name its loop).
+// of a.Sites (a LOOP site must name its loop, an index in a.Loops).
 func (a *Analysis) Slice(s Site) map[int32]int {
 	out := map[int32]int{}
 	if a.g == nil || s.PC < 0 || int(s.PC) >= len(a.Prog.Instrs) {
@@ -283,7 +327,9 @@ func (a *Analysis) Slice(s Site) map[int32]int {
 	return out
 }
 
-// Site returns the site at pc and its reads, if there is one.
+// Site returns the site at pc and its reads, if there is one. For a branch
+// that is a LOOP site for several loops, it is the first listed: the
+// innermost loop's that has a critical read.
 func (a *Analysis) Site(pc int32) (SiteReads, bool) {
 	for _, s := range a.Sites {
 		if s.Site.PC == pc {

@@ -427,3 +427,288 @@ func TestAllKernels(t *testing.T) {
 		}
 	}
 }
+
+// wantReads checks a site's critical reads: exactly want, by
+// instruction-text fragment, at the given distances.
+func wantReads(t *testing.T, a *Analysis, site string, want map[string]int) {
+	t.Helper()
+	p := a.Prog
+	got := readsOf(t, a, pcOf(t, p, site))
+	for sub, d := range want {
+		if g, ok := got[pcOf(t, p, sub)]; !ok || g != d {
+			t.Errorf("%s (%v): %s at %d (present %v), want %d; all %v", site, a.Options.Model, sub, g, ok, d, got)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%s (%v): reads %v, want exactly %v", site, a.Options.Model, got, want)
+	}
+}
+
+// TestCallSiteControl: a site in a routine called under a guard depends,
+// through the call, on the guard (review miss 1).
+func TestCallSiteControl(t *testing.T) {
+	p := asm(t, `
+.data
+x:  .word 0
+y:  .word 0
+z:  .word 0
+.text
+main:   ld    r1, x
+        bnez  r1, skip
+        call  report
+skip:   ld    r2, y
+        beqz  r2, done
+        call  check
+done:   exit
+report: fail  "x clear"           # top level of report: under the call
+        call  deeper
+        ret
+deeper: ld    r4, z
+        beqz  r4, dd
+        fail  "z clear"           # guarded inside deeper, which is under report's call
+dd:     ret
+check:  ld    r3, z
+        assert r3, "z set"
+        ret
+`)
+	a := analyze(t, p, Options{})
+	// The call and the callee's entry statement are one step: the call's
+	// guard is 1 from a fail at the start of the callee.
+	wantReads(t, a, `fail "x clear"`, map[string]int{"ld r1, x": 1})
+	// Through two calls: deeper's guard at 1, report's caller's guard at 2.
+	wantReads(t, a, `fail "z clear"`, map[string]int{"ld r4, z": 1, "ld r1, x": 2})
+	// An assert is its own guard: its operand at 1, the guard of its
+	// routine's call at 2, as for an assert's control dependence inline.
+	wantReads(t, a, "assert", map[string]int{"ld r3, z": 1, "ld r2, y": 2})
+	// The instruction model counts the call edge.
+	ai := analyze(t, p, Options{Model: Instruction})
+	wantReads(t, ai, `fail "x clear"`, map[string]int{"ld r1, x": 3})
+	wantReads(t, ai, "assert", map[string]int{"ld r3, z": 1, "ld r2, y": 3})
+}
+
+// TestThreadEntryRegisters: a register some path leaves undefined since
+// its thread's entry (main's, or a spawned thread's, whose r1 is the
+// spawn argument) is an unknown address base, not the value of the
+// definitions on the other paths (review miss 2).
+func TestThreadEntryRegisters(t *testing.T) {
+	p := asm(t, `
+.data
+a:    .word 0
+b:    .word 0
+c:    .word 0
+e:    .word 0
+flag: .word 0
+.text
+main:   ld    r9, e
+        st    r9, b
+        ld    r3, flag
+        beqz  r3, m1
+        la    r7, a
+m1:     ld    r8, [r7]            # r7: a, or undefined since main's entry
+        out   r8
+        call  mk                  # mk always sets r12
+        ld    r11, [r12]          # exactly a: not b's store
+        out   r11
+        la    r2, b
+        spawn r10, worker, r2
+        join  r10
+        exit
+mk:     la    r12, a
+        ret
+worker: ld    r6, c
+        st    r6, b
+        ld    r4, flag
+        beqz  r4, use
+        la    r1, a
+use:    ld    r5, [r1]            # r1: a, or the spawn argument (b)
+        out   r5
+        exit
+`)
+	a := analyze(t, p, Options{})
+	// b's store is in the slice through the load's unknown address; the
+	// flag load guards the la defining the base.
+	wantReads(t, a, "out r5", map[string]int{"ld r5": 1, "ld r6, c": 2, "ld r4, flag": 3})
+	wantReads(t, a, "out r8", map[string]int{"ld r8": 1, "ld r9, e": 2, "ld r3, flag": 3})
+	// A register the callee defines on every path to its ret is exact
+	// after the call.
+	wantReads(t, a, "out r11", map[string]int{"ld r11": 1})
+}
+
+// TestIrreducibleLoop: a cycle entered at two blocks (no natural loop)
+// has LOOP sites at its exit branches, and so does one nested in a
+// natural loop (review miss 3).
+func TestIrreducibleLoop(t *testing.T) {
+	p := asm(t, `
+.data
+x:  .word 0
+y:  .word 0
+z:  .word 0
+.text
+main:   ld    r1, x
+        bnez  r1, inb             # enters the cycle at inb
+ina:    ld    r2, y               # ... or at ina
+        bnez  r2, done            # leaves it
+inb:    ld    r3, z
+        beqz  r3, ina             # back to ina, or leaves it
+done:   exit
+`)
+	a := analyze(t, p, Options{})
+	if len(a.CFG.Loops) != 0 {
+		t.Fatalf("natural loops %v: the test wants none", a.CFG.Loops)
+	}
+	// Only members inside the cycle: x is read before it.
+	wantReads(t, a, "bnez r2", map[string]int{"ld r2, y": 0, "ld r3, z": 1})
+	wantReads(t, a, "beqz r3", map[string]int{"ld r3, z": 0, "ld r2, y": 1})
+	for _, s := range a.Sites {
+		if s.Site.Kind != LOOP || s.Site.Loop != 0 {
+			t.Errorf("site %v loop %d, want LOOP sites of region 0", s.Site, s.Site.Loop)
+		}
+	}
+
+	// The same cycle inside a natural loop: the natural loop's body holds
+	// it, but its exits (to the latch) leave only the cycle.
+	p = asm(t, `
+.data
+x:  .word 0
+y:  .word 0
+z:  .word 0
+.text
+main:   li    r6, 0
+outer:  ld    r1, x
+        bnez  r1, inb
+ina:    ld    r2, y
+        bnez  r2, next
+inb:    ld    r3, z
+        beqz  r3, ina
+next:   add   r6, r6, 1
+        blt   r6, 10, outer
+        exit
+`)
+	a = analyze(t, p, Options{})
+	if len(a.CFG.Loops) != 1 {
+		t.Fatalf("natural loops %v: the test wants one", a.CFG.Loops)
+	}
+	wantReads(t, a, "bnez r2", map[string]int{"ld r2, y": 0, "ld r3, z": 1})
+	s, _ := a.Site(pcOf(t, p, "bnez r2"))
+	if s.Site.Loop < len(a.CFG.Loops) {
+		t.Errorf("site %v: loop %d is a natural loop, want the irreducible region", s.Site, s.Site.Loop)
+	}
+}
+
+// TestNonReturningCall: a call whose callee cannot return (it exits, or
+// only calls such routines, or loops forever) does not fall through, so
+// what follows depends on the branch that avoids it and sees no
+// definition made before it (review miss 4).
+func TestNonReturningCall(t *testing.T) {
+	p := asm(t, `
+.data
+x:  .word 0
+y:  .word 0
+z:  .word 0
+u:  .word 0
+v:  .word 0
+w:  .word 0
+.text
+main:   ld    r3, w
+        ld    r1, x
+        bnez  r1, ok
+        ld    r3, v               # dead: die2 never returns
+        call  die2
+ok:     out   r3
+        ld    r4, u
+        call  maybe               # maybe can return
+        out   r4
+        ld    r6, y
+        beqz  r6, fin
+        call  spin
+fin:    ld    r7, z
+        out   r7
+        exit
+die2:   call  die                 # die never returns, so neither does die2
+        ret
+die:    fail  "fatal"
+        exit
+maybe:  ld    r5, y
+        beqz  r5, mret
+        call  die
+mret:   ret
+spin:   jmp   spin
+`)
+	a := analyze(t, p, Options{})
+	// Everything after ok runs only when x is set.
+	wantReads(t, a, "out r3", map[string]int{"ld r3, w": 1, "ld r1, x": 1})
+	wantReads(t, a, "out r4", map[string]int{"ld r4, u": 1, "ld r1, x": 1})
+	wantReads(t, a, "out r7", map[string]int{"ld r7, z": 1, "ld r6, y": 1, "ld r1, x": 2})
+}
+
+// TestNestedLoopExit: a branch that leaves an inner and an outer loop is
+// a LOOP site for each, the outer one keeping the outer body's reads
+// (review miss 5).
+func TestNestedLoopExit(t *testing.T) {
+	p := asm(t, `
+.data
+run: .word 1
+x:   .word 0
+.text
+main:   li    r2, 0
+outer:  ld    r1, run             # outer body only
+inner:  ld    r3, x
+        add   r4, r3, r1
+        beqz  r4, done            # leaves both loops
+        add   r2, r2, 1
+        blt   r2, 5, inner        # leaves the inner loop only
+        jmp   outer
+done:   exit
+`)
+	a := analyze(t, p, Options{})
+	if len(a.CFG.Loops) != 2 {
+		t.Fatalf("natural loops %v: the test wants two", a.CFG.Loops)
+	}
+	pc := pcOf(t, p, "beqz r4")
+	var got []SiteReads
+	for _, s := range a.Sites {
+		if s.Site.PC == pc {
+			got = append(got, s)
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("sites at the branch: %v, want one per loop", got)
+	}
+	inner, outer := got[0], got[1]
+	if li, lo := len(a.CFG.Loops[inner.Site.Loop].Body), len(a.CFG.Loops[outer.Site.Loop].Body); li != 2 || lo != 4 {
+		t.Errorf("loops of the sites have %d and %d blocks, want the inner (2) then the outer (4)", li, lo)
+	}
+	m := func(s SiteReads) map[int32]int {
+		r := map[int32]int{}
+		for _, c := range s.Reads {
+			r[c.PC] = c.Distance
+		}
+		return r
+	}
+	if r := m(inner); len(r) != 1 || r[pcOf(t, p, "ld r3")] != 0 {
+		t.Errorf("inner site reads %v, want x at 0 only", r)
+	}
+	if r := m(outer); len(r) != 2 || r[pcOf(t, p, "ld r3")] != 0 || r[pcOf(t, p, "ld r1")] != 1 {
+		t.Errorf("outer site reads %v, want x at 0 and run at 1", r)
+	}
+	if s, ok := a.Site(pc); !ok || s.Site.Loop != inner.Site.Loop {
+		t.Errorf("Site(pc) = %v, want the inner loop's", s.Site)
+	}
+	sl := a.Slice(outer.Site)
+	if sl[pcOf(t, p, "ld r1")] != 1 {
+		t.Errorf("outer slice %v: want run at 1", sl)
+	}
+	if _, ok := a.Slice(inner.Site)[pcOf(t, p, "ld r1")]; ok {
+		t.Error("inner slice keeps the outer body's read")
+	}
+	// The inner-only exit is one site.
+	n := 0
+	for _, s := range a.Sites {
+		if s.Site.PC == pcOf(t, p, "blt r2") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d sites at the inner-only exit, want 1", n)
+	}
+}

@@ -2,6 +2,7 @@ package conseq
 
 import (
 	"math/bits"
+	"sort"
 
 	"weft/isa"
 )
@@ -29,9 +30,10 @@ type edge struct {
 }
 
 const (
-	depReg uint8 = iota
-	depCtl
-	depMem
+	depReg  uint8 = iota
+	depCtl        // control dependence inside a routine
+	depMem        // store → load
+	depCall       // a callee's top-level instruction → a call of it
 )
 
 // graph is the program dependence graph, backward: deps[pc] are the
@@ -52,6 +54,18 @@ type graph struct {
 	// callees[t] are, for a call-target block t, the blocks its body and
 	// its transitive callees hold.
 	callees map[int][]bool
+	// returns[t] reports, for a call-target block t, whether the routine
+	// can return: reach a ret without passing a call that cannot.
+	returns map[int]bool
+	// mustDef[t] is, for a call-target block t of a routine that can
+	// return, the registers (bit r for rr) every path from t to a ret
+	// defines, through the calls on it.
+	mustDef map[int]uint32
+	// ctl[pc] are the branches pc is control dependent on inside its
+	// routine.
+	ctl [][]int32
+	// loops are the cyclic regions (Analysis.Loops).
+	loops []Loop
 }
 
 // uses returns the registers instruction in reads (r0 excluded).
@@ -132,11 +146,31 @@ func newGraph(p *isa.Program, cfg *isa.CFG) *graph {
 	g := &graph{p: p, cfg: cfg, n: len(p.Instrs), deps: make([][]edge, len(p.Instrs))}
 	g.threads()
 	g.calleeSets()
+	g.returnability()
+	g.mustDefs()
 	succ, retTo := g.supergraph()
 	g.registerDeps(succ, retTo)
 	g.memoryDeps(succ, retTo)
 	g.controlDeps()
+	g.callDeps()
+	g.findLoops()
 	return g
+}
+
+// threadEntries returns the blocks where a thread starts: main's (block 0
+// without a main label), then every spawn target's.
+func (g *graph) threadEntries() []int {
+	cfg := g.cfg
+	var entries []int
+	if pc, ok := g.p.LabelPC("main"); ok && pc >= 0 && int(pc) < g.n {
+		entries = append(entries, cfg.BlockOf[pc])
+	} else if len(cfg.Blocks) > 0 {
+		entries = append(entries, 0)
+	}
+	for _, s := range cfg.Spawns {
+		entries = append(entries, s.Target)
+	}
+	return entries
 }
 
 // threads computes which thread entries (main, spawn targets) reach each
@@ -144,15 +178,7 @@ func newGraph(p *isa.Program, cfg *isa.CFG) *graph {
 func (g *graph) threads() {
 	cfg := g.cfg
 	nb := len(cfg.Blocks)
-	var entries []int
-	if pc, ok := g.p.LabelPC("main"); ok && pc >= 0 && int(pc) < g.n {
-		entries = append(entries, cfg.BlockOf[pc])
-	} else if nb > 0 {
-		entries = append(entries, 0)
-	}
-	for _, s := range cfg.Spawns {
-		entries = append(entries, s.Target)
-	}
+	entries := g.threadEntries()
 	callsIn := make([][]int, nb)
 	for _, c := range cfg.Calls {
 		callsIn[c.Block] = append(callsIn[c.Block], c.Target)
@@ -217,10 +243,165 @@ func (g *graph) calleeSets() {
 	}
 }
 
+// returnability computes g.returns: a routine can return when a ret is
+// reachable from its entry along its own code, passing over a call only
+// when that callee can return. It is a least fixed point, so a routine
+// that could only return through a call of itself cannot return.
+func (g *graph) returnability() {
+	g.returns = map[int]bool{}
+	var targets []int
+	for _, c := range g.cfg.Calls {
+		if _, ok := g.returns[c.Target]; !ok {
+			g.returns[c.Target] = false
+			targets = append(targets, c.Target)
+		}
+	}
+	seen := newBitset(g.n)
+	for changed := true; changed; {
+		changed = false
+		for _, t := range targets {
+			if g.returns[t] {
+				continue
+			}
+			clear(seen)
+			if g.reachesRet(g.cfg.Blocks[t].Start, seen) {
+				g.returns[t] = true
+				changed = true
+			}
+		}
+	}
+}
+
+// reachesRet reports whether a ret is reachable from start inside its
+// routine under the current g.returns; seen holds the PCs visited.
+func (g *graph) reachesRet(start int32, seen bitset) bool {
+	n := int32(g.n)
+	work := []int32{start}
+	push := func(pcs ...int32) {
+		for _, pc := range pcs {
+			if pc >= 0 && pc < n && !seen.has(int(pc)) {
+				work = append(work, pc)
+			}
+		}
+	}
+	for len(work) > 0 {
+		pc := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen.has(int(pc)) {
+			continue
+		}
+		seen.set(int(pc))
+		in := &g.p.Instrs[pc]
+		switch {
+		case in.Op == isa.OpRet:
+			return true
+		case in.Op == isa.OpExit:
+		case in.Op == isa.OpJmp:
+			push(in.Target)
+		case in.Op.IsBranch():
+			push(in.Target, pc+1)
+		case in.Op == isa.OpCall:
+			if g.callReturns(pc) {
+				push(pc + 1)
+			}
+		default:
+			push(pc + 1)
+		}
+	}
+	return false
+}
+
+// callReturns reports whether the call at pc can come back to pc+1. A call
+// whose target is out of the code is assumed to.
+func (g *graph) callReturns(pc int32) bool {
+	t := g.p.Instrs[pc].Target
+	if t < 0 || int(t) >= g.n {
+		return true
+	}
+	r, ok := g.returns[g.cfg.BlockOf[t]]
+	return !ok || r
+}
+
+// mustDefs computes g.mustDef, a must-analysis (intersection over paths)
+// over each returning routine's own code, taking a call's callee's
+// mustDef as defined at the call; it is the greatest fixed point over the
+// call graph, from "every register".
+func (g *graph) mustDefs() {
+	const all = uint32(1)<<isa.NumRegs - 2 // r1..r15
+	g.mustDef = map[int]uint32{}
+	var targets []int
+	for _, c := range g.cfg.Calls {
+		if _, ok := g.mustDef[c.Target]; !ok && g.returns[c.Target] {
+			g.mustDef[c.Target] = all
+			targets = append(targets, c.Target)
+		}
+	}
+	n := int32(g.n)
+	in := make([]uint32, g.n)
+	seen := newBitset(g.n)
+	for changed := true; changed; {
+		changed = false
+		for _, t := range targets {
+			clear(seen)
+			entry := g.cfg.Blocks[t].Start
+			in[entry] = 0
+			seen.set(int(entry))
+			work := []int32{entry}
+			rets := all
+			for len(work) > 0 {
+				pc := work[len(work)-1]
+				work = work[:len(work)-1]
+				ins := &g.p.Instrs[pc]
+				out := in[pc]
+				if r := def(ins); r != 0 && r < isa.NumRegs {
+					out |= 1 << r
+				}
+				var next []int32
+				switch {
+				case ins.Op == isa.OpRet:
+					rets &= in[pc]
+				case ins.Op == isa.OpExit:
+				case ins.Op == isa.OpJmp:
+					next = append(next, ins.Target)
+				case ins.Op.IsBranch():
+					next = append(next, ins.Target, pc+1)
+				case ins.Op == isa.OpCall:
+					if g.callReturns(pc) {
+						if ins.Target >= 0 && ins.Target < n {
+							out |= g.mustDef[g.cfg.BlockOf[ins.Target]]
+						}
+						next = append(next, pc+1)
+					}
+				default:
+					next = append(next, pc+1)
+				}
+				for _, s := range next {
+					if s < 0 || s >= n {
+						continue
+					}
+					if !seen.has(int(s)) {
+						seen.set(int(s))
+						in[s] = out
+						work = append(work, s)
+					} else if v := in[s] & out; v != in[s] {
+						in[s] = v
+						work = append(work, s)
+					}
+				}
+			}
+			if rets != g.mustDef[t] {
+				g.mustDef[t] = rets
+				changed = true
+			}
+		}
+	}
+}
+
 // supergraph returns the instruction-level interprocedural successors:
 // normal flow, call → callee entry and call → return site (the
-// call-to-return edge), and retTo: for each ret, the calls it returns to
-// (to their next instruction), with the callee's target block.
+// call-to-return edge, only when the callee can return), and retTo: for
+// each ret, the calls it returns to (to their next instruction), with the
+// callee's target block.
 func (g *graph) supergraph() (succ [][]int32, retTo map[int32][]isa.Site) {
 	p, cfg := g.p, g.cfg
 	n := int32(g.n)
@@ -241,7 +422,9 @@ func (g *graph) supergraph() (succ [][]int32, retTo map[int32][]isa.Site) {
 			add(pc + 1)
 		case in.Op == isa.OpCall:
 			add(in.Target)
-			add(pc + 1)
+			if g.callReturns(pc) {
+				add(pc + 1)
+			}
 		default:
 			add(pc + 1)
 		}
@@ -249,42 +432,54 @@ func (g *graph) supergraph() (succ [][]int32, retTo map[int32][]isa.Site) {
 	retTo = map[int32][]isa.Site{}
 	for _, c := range cfg.Calls {
 		// The rets of the callee's own body (not its callees').
-		seen := make([]bool, len(cfg.Blocks))
-		work := []int{c.Target}
-		for len(work) > 0 {
-			b := work[len(work)-1]
-			work = work[:len(work)-1]
-			if seen[b] {
-				continue
-			}
-			seen[b] = true
-			blk := cfg.Blocks[b]
-			if last := blk.End - 1; p.Instrs[last].Op == isa.OpRet {
+		for b, in := range g.ownBody(c.Target) {
+			if last := cfg.Blocks[b].End - 1; in && p.Instrs[last].Op == isa.OpRet {
 				retTo[last] = append(retTo[last], c)
 			}
-			work = append(work, blk.Succs...)
 		}
 	}
 	return succ, retTo
 }
 
-// flow runs a forward may-analysis over the supergraph: facts are bits
-// 0..nfacts-1; gen[pc] is the fact pc generates (-1 for none) and kill[pc]
-// the facts it kills (nil for none); factPC[f] is the instruction of fact
-// f. A ret passes to a return site only the facts generated inside the
-// callee (or its callees). It returns the facts holding before each
-// instruction.
-func (g *graph) flow(succ [][]int32, retTo map[int32][]isa.Site, nfacts int, gen []int, kill []bitset, factPC []int32) []bitset {
+// facts describes a forward may-analysis for flow: facts are bits
+// 0..n-1.
+type facts struct {
+	n int
+	// gen[pc] is the fact pc generates, -1 for none.
+	gen []int
+	// kill[pc] are the facts pc kills, nil for none.
+	kill []bitset
+	// factPC[f] is the instruction of fact f, or -1 for a fact no
+	// instruction generates.
+	factPC []int32
+	// start[pc] are facts that hold before pc whatever flows in (a thread
+	// entry's).
+	start map[int32]bitset
+	// callMask[pc] masks what the call at pc passes over the callee along
+	// its call-to-return edge (nil: everything).
+	callMask map[int32]bitset
+}
+
+// flow runs the forward may-analysis fs over the supergraph. A ret passes
+// to a return site only the facts generated inside the callee (or its
+// callees). It returns the facts holding before each instruction.
+func (g *graph) flow(succ [][]int32, retTo map[int32][]isa.Site, fs facts) []bitset {
+	nfacts, gen, kill, factPC := fs.n, fs.gen, fs.kill, fs.factPC
 	in := make([]bitset, g.n)
 	for i := range in {
 		in[i] = newBitset(nfacts)
+	}
+	for pc, facts := range fs.start {
+		if pc >= 0 && int(pc) < g.n {
+			copy(in[pc], facts)
+		}
 	}
 	// Per callee target, the mask of facts generated inside it.
 	inside := map[int]bitset{}
 	for t, blocks := range g.callees {
 		m := newBitset(nfacts)
 		for f, pc := range factPC {
-			if blocks[g.cfg.BlockOf[pc]] {
+			if pc >= 0 && blocks[g.cfg.BlockOf[pc]] {
 				m.set(f)
 			}
 		}
@@ -330,8 +525,13 @@ func (g *graph) flow(succ [][]int32, retTo map[int32][]isa.Site, nfacts int, gen
 				work = append(work, t)
 			}
 		}
+		callMask := fs.callMask[pc]
 		for _, t := range succ[pc] {
-			push(t, nil)
+			if callMask != nil && t == pc+1 && t != g.p.Instrs[pc].Target {
+				push(t, callMask)
+			} else {
+				push(t, nil)
+			}
 		}
 		for _, c := range retTo[pc] {
 			if c.PC+1 < int32(g.n) {
@@ -342,7 +542,13 @@ func (g *graph) flow(succ [][]int32, retTo map[int32][]isa.Site, nfacts int, gen
 	return in
 }
 
-// registerDeps adds the register def-use edges (reaching definitions).
+// registerDeps adds the register def-use edges (reaching definitions). A
+// call kills the definitions of the registers its callee always defines
+// (mustDef). Besides one fact per defining instruction, each register r1..r15 has an
+// "unknown at thread entry" fact (its factPC is -1) that holds at main's
+// entry and every spawn target's (a spawned thread gets its argument in r1)
+// until the register is defined: it gives no edge, but makes regVals
+// return unknown on any path where the register has no definition.
 func (g *graph) registerDeps(succ [][]int32, retTo map[int32][]isa.Site) {
 	p := g.p
 	var factPC []int32
@@ -356,7 +562,20 @@ func (g *graph) registerDeps(succ [][]int32, retTo map[int32][]isa.Site) {
 			factPC = append(factPC, int32(pc))
 		}
 	}
+	entryFact := len(factPC) // entryFact+r-1 is register r's entry fact
+	for r := uint8(1); r < isa.NumRegs; r++ {
+		byReg[r] = append(byReg[r], len(factPC))
+		factPC = append(factPC, -1)
+	}
 	nf := len(factPC)
+	entryFacts := newBitset(nf)
+	for r := 1; r < isa.NumRegs; r++ {
+		entryFacts.set(entryFact + r - 1)
+	}
+	start := map[int32]bitset{}
+	for _, b := range g.threadEntries() {
+		start[g.cfg.Blocks[b].Start] = entryFacts
+	}
 	var regKill [isa.NumRegs]bitset
 	for r := range byReg {
 		regKill[r] = newBitset(nf)
@@ -370,14 +589,35 @@ func (g *graph) registerDeps(succ [][]int32, retTo map[int32][]isa.Site) {
 			kill[pc] = regKill[r]
 		}
 	}
-	in := g.flow(succ, retTo, nf, gen, kill, factPC)
+	// A call passes over its callee only the registers the callee may
+	// leave undefined.
+	callMask := map[int32]bitset{}
+	for _, c := range g.cfg.Calls {
+		m := g.mustDef[c.Target]
+		if m == 0 {
+			continue
+		}
+		keep := newBitset(nf)
+		for i := range keep {
+			keep[i] = ^uint64(0)
+		}
+		for r := 1; r < isa.NumRegs; r++ {
+			if m&(1<<r) != 0 {
+				for i := range keep {
+					keep[i] &^= regKill[r][i]
+				}
+			}
+		}
+		callMask[c.PC] = keep
+	}
+	in := g.flow(succ, retTo, facts{n: nf, gen: gen, kill: kill, factPC: factPC, start: start, callMask: callMask})
 	for pc := range p.Instrs {
 		for _, r := range uses(&p.Instrs[pc]) {
 			if r >= isa.NumRegs {
 				continue
 			}
 			for _, f := range byReg[r] {
-				if in[pc].has(f) {
+				if in[pc].has(f) && factPC[f] >= 0 {
 					g.deps[pc] = append(g.deps[pc], edge{to: factPC[f], kind: depReg})
 				}
 			}
@@ -386,4 +626,245 @@ func (g *graph) registerDeps(succ [][]int32, retTo map[int32][]isa.Site) {
 	g.regIn = in
 	g.regFactPC = factPC
 	g.regByReg = byReg
+}
+
+// controlDeps adds the control-dependence edges from post-dominators: an
+// instruction is control dependent on a branch block A when its block
+// post-dominates a successor of A but not A itself. The post-dominators
+// are those of the CFG cdCFG returns.
+func (g *graph) controlDeps() {
+	cfg := g.cdCFG()
+	nb := len(cfg.Blocks)
+	cd := make([][]int, nb)
+	for a := range cfg.Blocks {
+		blk := cfg.Blocks[a]
+		if len(blk.Succs) < 2 || !cfg.Prog.Instrs[blk.End-1].Op.IsBranch() {
+			continue
+		}
+		stop := cfg.IPDom[a]
+		for _, s := range blk.Succs {
+			r := s
+			for steps := 0; r >= 0 && r != stop && steps <= nb; steps++ {
+				if len(cd[r]) == 0 || cd[r][len(cd[r])-1] != a {
+					cd[r] = append(cd[r], a)
+				}
+				r = cfg.IPDom[r]
+			}
+		}
+	}
+	g.ctl = make([][]int32, g.n)
+	for pc := range g.p.Instrs {
+		for _, a := range cd[cfg.BlockOf[pc]] {
+			br := cfg.Blocks[a].End - 1
+			g.ctl[pc] = append(g.ctl[pc], br)
+			g.deps[pc] = append(g.deps[pc], edge{to: br, kind: depCtl})
+		}
+	}
+}
+
+// cdCFG returns the CFG control dependences are computed on. isa's CFG
+// lets every call fall through to its next instruction; here a call that
+// cannot return (g.returns) must instead end its routine's path, so that
+// what follows it depends on the branches that avoid it. When the program
+// has such a call, the CFG is built from a copy of the code in which each
+// one is replaced by exit (for its caller, it leaves the routine as an
+// exit does, whether the callee exits or loops forever); otherwise it is
+// g.cfg. The copy's blocks may be split at those calls, so its block
+// numbers are used only inside controlDeps.
+func (g *graph) cdCFG() *isa.CFG {
+	var code []isa.Instruction
+	for pc := range g.p.Instrs {
+		if g.p.Instrs[pc].Op == isa.OpCall && !g.callReturns(int32(pc)) {
+			if code == nil {
+				code = append([]isa.Instruction(nil), g.p.Instrs...)
+			}
+			code[pc] = isa.Instruction{Op: isa.OpExit}
+		}
+	}
+	if code == nil {
+		return g.cfg
+	}
+	return isa.BuildCFG(&isa.Program{Instrs: code, Labels: g.p.Labels, Funcs: g.p.Funcs})
+}
+
+// ownBody returns the blocks of the routine entered at block t, without
+// its callees': the blocks reachable from t along CFG edges.
+func (g *graph) ownBody(t int) []bool {
+	seen := make([]bool, len(g.cfg.Blocks))
+	work := []int{t}
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[b] {
+			continue
+		}
+		seen[b] = true
+		work = append(work, g.cfg.Blocks[b].Succs...)
+	}
+	return seen
+}
+
+// callDeps adds the call-site control edges: an instruction of a routine's
+// own body that is control dependent on no branch of that body depends on
+// every call of the routine (depCall), so a slice from a site inside the
+// routine goes on through the call's own dependences to the guards under
+// which the routine was called.
+func (g *graph) callDeps() {
+	cfg := g.cfg
+	callsOf := map[int][]int32{}
+	var targets []int
+	for _, c := range cfg.Calls {
+		if _, ok := callsOf[c.Target]; !ok {
+			targets = append(targets, c.Target)
+		}
+		callsOf[c.Target] = append(callsOf[c.Target], c.PC)
+	}
+	for _, t := range targets {
+		body := g.ownBody(t)
+		for b, in := range body {
+			if !in {
+				continue
+			}
+			for pc := cfg.Blocks[b].Start; pc < cfg.Blocks[b].End; pc++ {
+				top := true
+				for _, br := range g.ctl[pc] {
+					if body[cfg.BlockOf[br]] {
+						top = false
+						break
+					}
+				}
+				if !top {
+					continue
+				}
+				for _, c := range callsOf[t] {
+					g.deps[pc] = append(g.deps[pc], edge{to: c, kind: depCall})
+				}
+			}
+		}
+	}
+}
+
+// findLoops lists the cyclic regions (Analysis.Loops): isa's natural
+// loops at their own indices, then the irreducible regions. Those are the
+// strongly connected components with more than one block of the graph of
+// the reachable blocks without the natural loops' back edges (acyclic
+// when the CFG is reducible), each widened by the bodies of the natural
+// loops whose headers it holds, in order of their first block.
+func (g *graph) findLoops() {
+	cfg := g.cfg
+	for i, l := range cfg.Loops {
+		g.loops = append(g.loops, Loop{Natural: i, Entries: []int{l.Header}, Body: l.Body})
+	}
+	nb := len(cfg.Blocks)
+	succ := make([][]int, nb)
+	for b := range cfg.Blocks {
+		if cfg.IDom[b] == isa.NoBlock {
+			continue
+		}
+		for _, s := range cfg.Blocks[b].Succs {
+			if !cfg.Dominates(s, b) {
+				succ[b] = append(succ[b], s)
+			}
+		}
+	}
+	entry := make([]bool, nb)
+	for _, e := range cfg.Entries {
+		entry[e] = true
+	}
+	for _, comp := range sccs(succ) {
+		if len(comp) < 2 {
+			continue
+		}
+		in := make([]bool, nb)
+		for _, b := range comp {
+			in[b] = true
+		}
+		for _, l := range cfg.Loops {
+			if in[l.Header] {
+				for _, b := range l.Body {
+					in[b] = true
+				}
+			}
+		}
+		lp := Loop{Natural: -1}
+		for b, ok := range in {
+			if !ok {
+				continue
+			}
+			lp.Body = append(lp.Body, b)
+			outside := entry[b]
+			for _, p := range cfg.Blocks[b].Preds {
+				outside = outside || !in[p]
+			}
+			if outside {
+				lp.Entries = append(lp.Entries, b)
+			}
+		}
+		g.loops = append(g.loops, lp)
+	}
+}
+
+// sccs returns the strongly connected components of the graph succ
+// (Tarjan's algorithm, iteratively), each ascending, in order of their
+// smallest node.
+func sccs(succ [][]int) [][]int {
+	n := len(succ)
+	index := make([]int, n) // 0: not visited yet
+	low := make([]int, n)
+	onStack := make([]bool, n)
+	var stack []int
+	var out [][]int
+	next := 1
+	type frame struct{ v, i int }
+	visit := func(v int) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+	}
+	for root := 0; root < n; root++ {
+		if index[root] != 0 {
+			continue
+		}
+		visit(root)
+		call := []frame{{root, 0}}
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			if f.i < len(succ[f.v]) {
+				w := succ[f.v][f.i]
+				f.i++
+				if index[w] == 0 {
+					visit(w)
+					call = append(call, frame{w, 0})
+				} else if onStack[w] && index[w] < low[f.v] {
+					low[f.v] = index[w]
+				}
+				continue
+			}
+			v := f.v
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				if u := call[len(call)-1].v; low[v] < low[u] {
+					low[u] = low[v]
+				}
+			}
+			if low[v] != index[v] {
+				continue
+			}
+			var comp []int
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[w] = false
+				comp = append(comp, w)
+				if w == v {
+					break
+				}
+			}
+			sort.Ints(comp)
+			out = append(out, comp)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
 }

@@ -34,7 +34,9 @@ const (
 const maxVals = 16
 
 // regVals returns the abstract values register r may hold just before pc,
-// looking through li, la, mov, alloc and add/sub of an immediate.
+// looking through li, la, mov, alloc and add/sub of an immediate. A
+// register that some path leaves undefined since its thread's entry (its
+// entry fact reaches pc) is unknown.
 func (g *graph) regVals(pc int32, r uint8, depth int) []val {
 	if r == 0 {
 		return []val{{kind: valConst}}
@@ -49,6 +51,9 @@ func (g *graph) regVals(pc int32, r uint8, depth int) []val {
 			continue
 		}
 		d := g.regFactPC[f]
+		if d < 0 {
+			return unknown
+		}
 		in := &g.p.Instrs[d]
 		switch {
 		case in.Op == isa.OpLi || in.Op == isa.OpLa:
@@ -158,7 +163,7 @@ func (g *graph) memoryDeps(succ [][]int32, retTo map[int32][]isa.Site) {
 	if len(factPC) == 0 {
 		return
 	}
-	in := g.flow(succ, retTo, len(factPC), gen, make([]bitset, g.n), factPC)
+	in := g.flow(succ, retTo, facts{n: len(factPC), gen: gen, kill: make([]bitset, g.n), factPC: factPC})
 	addrs := make(map[int32][]loc)
 	addr := func(pc int32) []loc {
 		a, ok := addrs[pc]
@@ -190,36 +195,6 @@ func (g *graph) memoryDeps(succ [][]int32, retTo map[int32][]isa.Site) {
 	}
 }
 
-// controlDeps adds the control-dependence edges from post-dominators: a
-// block is control dependent on a branch block A when it post-dominates a
-// successor of A but not A itself.
-func (g *graph) controlDeps() {
-	cfg := g.cfg
-	nb := len(cfg.Blocks)
-	cd := make([][]int, nb)
-	for a := range cfg.Blocks {
-		blk := cfg.Blocks[a]
-		if len(blk.Succs) < 2 || !g.p.Instrs[blk.End-1].Op.IsBranch() {
-			continue
-		}
-		stop := cfg.IPDom[a]
-		for _, s := range blk.Succs {
-			r := s
-			for steps := 0; r >= 0 && r != stop && steps <= nb; steps++ {
-				if len(cd[r]) == 0 || cd[r][len(cd[r])-1] != a {
-					cd[r] = append(cd[r], a)
-				}
-				r = cfg.IPDom[r]
-			}
-		}
-	}
-	for pc := range g.p.Instrs {
-		for _, a := range cd[cfg.BlockOf[pc]] {
-			g.deps[pc] = append(g.deps[pc], edge{to: cfg.Blocks[a].End - 1, kind: depCtl})
-		}
-	}
-}
-
 // slice returns the shortest distance of every instruction from site s
 // (-1 when not within opts.MaxDistance), by a 0-1 breadth-first search over
 // the backward dependence edges.
@@ -242,7 +217,10 @@ func (g *graph) slice(s Site, opts Options) []int {
 		if opts.Model == Instruction {
 			return 1
 		}
-		if e.kind == depReg && e.to < u && g.cfg.BlockOf[e.to] == g.cfg.BlockOf[u] {
+		switch {
+		case e.kind == depReg && e.to < u && g.cfg.BlockOf[e.to] == g.cfg.BlockOf[u]:
+			return 0
+		case e.kind == depCall:
 			return 0
 		}
 		return 1
@@ -251,12 +229,15 @@ func (g *graph) slice(s Site, opts Options) []int {
 	// The site's own step. In the statement model an assert's or out's
 	// operand definitions are at 1 wherever they are (the guarding
 	// condition, the argument), and an assert's control dependences at 2
-	// (those of its guarding branch).
+	// (those of its guarding branch), its call edges at 1 (the call is one
+	// statement with the routine's entry, inside the guarding branch).
 	for _, e := range g.deps[s.PC] {
 		w := weight(s.PC, e)
 		if opts.Model == Statement && (s.Kind == ASS || s.Kind == OUT) {
 			switch {
 			case e.kind == depReg:
+				w = 1
+			case s.Kind == ASS && e.kind == depCall:
 				w = 1
 			case s.Kind == ASS:
 				w = 2
@@ -284,15 +265,16 @@ func (g *graph) slice(s Site, opts Options) []int {
 // loop's body and the bodies of the routines called from it; nil for
 // other sites.
 func (g *graph) loopFilter(s Site) []bool {
-	if s.Kind != LOOP || s.Loop < 0 || s.Loop >= len(g.cfg.Loops) {
+	if s.Kind != LOOP || s.Loop < 0 || s.Loop >= len(g.loops) {
 		return nil
 	}
+	body := g.loops[s.Loop].Body
 	keep := make([]bool, len(g.cfg.Blocks))
-	for _, b := range g.cfg.Loops[s.Loop].Body {
+	for _, b := range body {
 		keep[b] = true
 	}
 	for _, c := range g.cfg.Calls {
-		if hasInt(g.cfg.Loops[s.Loop].Body, c.Block) {
+		if hasInt(body, c.Block) {
 			for b, in := range g.callees[c.Target] {
 				if in {
 					keep[b] = true

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"weft/core"
+	"weft/detectors/atom"
 	"weft/detectors/avio"
 	"weft/detectors/bugaboo"
 	"weft/detectors/conseq"
@@ -23,6 +24,7 @@ import (
 	"weft/detectors/hb"
 	"weft/detectors/lockset"
 	"weft/detectors/pset"
+	"weft/detectors/race"
 	"weft/internal/suggest"
 	"weft/isa"
 )
@@ -89,6 +91,12 @@ func All() []Info {
 	return []Info{
 		hbVariant("hb", "happens-before data races (vector clocks with FastTrack epochs): each racing PC pair once per run", hb.Options{}),
 		hbVariant("hb-first", "hb reporting only the first race on each word (Helgrind's heuristic, ConSeq's comparison)", hb.Options{FirstRacePerVar: true}),
+		{Name: "race", Summary: "ConSeq's Race (Helgrind-style hybrid): conflicting accesses unordered by spawn/join/barrier/signal (never locks) and holding no common lock, first race per word only; each PC pair once per run",
+			Kinds: race.New(empty, race.Options{}).Kinds(),
+			New:   func(p *isa.Program) Detector { return race.New(p, race.Options{FirstRacePerVar: true}) }},
+		{Name: "atom", Summary: "ConSeq's Atom (CTrigger-style): unserializable (local, remote, local) triples predicted from one run, the remote access unordered with the local pair and not shut out by its critical section; each PC triple once per run",
+			Kinds: kinds(atomDetector(empty)),
+			New:   func(p *isa.Program) Detector { return atomDetector(p) }},
 		hbVariant("hb-nolock", "hb without lock release→acquire edges (interleaving inference's prefilter)", hb.Options{NoLockEdges: true}),
 		hbVariant("hb-rmwplain", "hb treating fadd/cas/xchg on ordinary words as plain accesses, not C11 atomics", hb.Options{RMWPlain: true}),
 		{Name: "lockset", Summary: "Eraser's lockset: words whose candidate lockset becomes empty once shared and written (spawn/join hand ownership over)",
@@ -114,6 +122,13 @@ func All() []Info {
 			Kinds: conseq.RecorderKinds,
 			New:   func(p *isa.Program) Detector { return conseq.NewDetector(p, conseq.Config{}) }},
 	}
+}
+
+// atomDetector returns an Atom detector with the default options (which
+// are valid, so New cannot fail).
+func atomDetector(p *isa.Program) *atom.Detector {
+	d, _ := atom.New(p, atom.Options{})
+	return d
 }
 
 // Falcon returns the falcon detector with the given options and score

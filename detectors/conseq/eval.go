@@ -259,10 +259,10 @@ func (ev *evaluator) run(s *evalState, site Site, a *Analysis, tid int32, mem fu
 
 // inLoopBlock reports whether pc is in the body of the LOOP site's loop.
 func (a *Analysis) inLoopBlock(s Site, pc int32) bool {
-	if s.Loop < 0 || s.Loop >= len(a.CFG.Loops) || pc < 0 || int(pc) >= len(a.CFG.BlockOf) {
+	if s.Loop < 0 || s.Loop >= len(a.Loops) || pc < 0 || int(pc) >= len(a.CFG.BlockOf) {
 		return false
 	}
-	return hasInt(a.CFG.Loops[s.Loop].Body, a.CFG.BlockOf[pc])
+	return hasInt(a.Loops[s.Loop].Body, a.CFG.BlockOf[pc])
 }
 
 // alu computes an ALU instruction on known operands; ok is false when the

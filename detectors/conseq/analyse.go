@@ -25,6 +25,10 @@ type Config struct {
 	NoValuePruning bool
 	// NoCondition skips the error-condition evaluation.
 	NoCondition bool
+	// Invariants are INV sites: each invariant's read is a critical read
+	// of its own site (distance 0), and an alternative write is reported
+	// when its value breaks the invariant (Trainer learns them).
+	Invariants []Invariant
 }
 
 // Ref is one dynamic access of a report.
@@ -198,6 +202,11 @@ func (a *Analysis) NewTraceRecorder(cfg Config) *Recorder {
 				crit[r.PC] = true
 			}
 		}
+		for _, v := range cfg.Invariants {
+			if v.PC >= 0 && int(v.PC) < len(crit) {
+				crit[v.PC] = true
+			}
+		}
 	}
 	var spins []SpinLoop
 	if !cfg.NoAdHocSync {
@@ -229,9 +238,23 @@ type siteRead struct {
 func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 	res := &Result{Trace: rec.Stats(), SpinLoops: len(rec.spinBody)}
 	byPC := map[int32][]siteRead{}
+	sites := make([]Site, 0, len(a.Sites)+len(cfg.Invariants))
 	for i, s := range a.Sites {
+		sites = append(sites, s.Site)
 		for _, r := range s.Reads {
 			byPC[r.PC] = append(byPC[r.PC], siteRead{site: i, dist: r.Distance})
+		}
+	}
+	invOf := map[int]*Invariant{}
+	if !a.Options.Disabled.Has(INV) {
+		for k := range cfg.Invariants {
+			v := &cfg.Invariants[k]
+			if v.PC < 0 || int(v.PC) >= len(a.Prog.Instrs) {
+				continue
+			}
+			invOf[len(sites)] = v
+			byPC[v.PC] = append(byPC[v.PC], siteRead{site: len(sites)})
+			sites = append(sites, Site{PC: v.PC, Kind: INV, Loop: -1})
 		}
 	}
 	// next[i] is the thread's next access after i (-1: none).
@@ -304,7 +327,11 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 		for _, sr := range srs {
 			site := Site{PC: -1, Kind: NumKinds, Loop: -1}
 			if sr.site >= 0 {
-				site = a.Sites[sr.site].Site
+				site = sites[sr.site]
+			}
+			inv := invOf[sr.site]
+			if inv != nil && r.addr != inv.Addr {
+				continue // the invariant is about another word
 			}
 			if site.Kind == LOOP && !lastBeforeExit(rec, next, int32(i), func(pc int32) bool { return inLoop(site.Loop, pc) }) {
 				continue
@@ -315,6 +342,12 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 			}
 			mem := func(addr uint64) int64 { return rec.valueBefore(addr, int32(i)) }
 			check := func(alt int64) (string, bool) {
+				if inv != nil {
+					if cfg.NoCondition || !inv.Holds(alt, mem) {
+						return "violated", true
+					}
+					return "", false
+				}
 				if cfg.Base || cfg.NoCondition || site.Kind == OUT {
 					return "", true
 				}

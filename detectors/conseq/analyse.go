@@ -214,8 +214,53 @@ func (a *Analysis) NewTraceRecorder(cfg Config) *Recorder {
 		if spins == nil {
 			spins = []SpinLoop{}
 		}
+		// A spin loop's flag reads are recorded for their edges.
+		for _, sp := range spins {
+			for _, pc := range sp.Reads {
+				if crit != nil {
+					crit[pc] = true
+				}
+			}
+		}
 	}
-	return NewRecorder(a.Prog, crit, spins)
+	var watch []bool
+	heap := false
+	if crit != nil {
+		// Record only the words the critical reads may touch: their
+		// abstract locations (every word when one may touch any).
+		watch = make([]bool, len(a.Prog.Data))
+	pcs:
+		for pc, c := range crit {
+			if !c || !isRead(a.Prog.Instrs[pc].Op) {
+				continue
+			}
+			for _, l := range a.g.addrOf(int32(pc)) {
+				switch l.kind {
+				case locExact:
+					if i := (uint64(l.v) - isa.DataBase) / isa.WordBytes; uint64(l.v) >= isa.DataBase && i < uint64(len(watch)) {
+						watch[i] = true
+					} else {
+						heap = true
+					}
+				case locSym:
+					sym := a.Prog.Symbols[l.v]
+					for w := 0; w < sym.Words; w++ {
+						if i := (sym.Addr-isa.DataBase)/isa.WordBytes + uint64(w); i < uint64(len(watch)) {
+							watch[i] = true
+						}
+					}
+				case locHeap:
+					heap = true
+				default:
+					watch = nil
+					break pcs
+				}
+			}
+		}
+	}
+	rec := NewRecorder(a.Prog, crit, spins)
+	rec.watch, rec.watchHeap = watch, heap
+	return rec
 }
 
 // siteRead is one (site, distance) a critical read belongs to.
@@ -288,6 +333,32 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 		return pc >= 0 && int(pc) < len(body) && body[pc]
 	}
 	ev := newEvaluator(a.Prog)
+	// groups returns a word's writes grouped by PC (in first-write order),
+	// so a decided static triple skips all its executions at once.
+	type pcGroup struct {
+		pc  int32
+		idx []int32
+	}
+	grouped := map[uint64][]pcGroup{}
+	groups := func(addr uint64) []pcGroup {
+		if g, ok := grouped[addr]; ok {
+			return g
+		}
+		var g []pcGroup
+		at := map[int32]int{}
+		for _, j := range rec.writes[addr] {
+			pc := rec.acc[j].pc
+			k, ok := at[pc]
+			if !ok {
+				k = len(g)
+				at[pc] = k
+				g = append(g, pcGroup{pc: pc})
+			}
+			g[k].idx = append(g[k].idx, j)
+		}
+		grouped[addr] = g
+		return g
+	}
 	// seen maps a static triple to its report; a report whose condition
 	// only may be violated gives way to a later execution that violates
 	// it.
@@ -359,30 +430,35 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 				}
 				return "", false
 			}
-			for _, j := range rec.writes[r.addr] {
-				if j == r.src {
+			for _, g := range groups(r.addr) {
+				if decided([3]int32{site.PC, r.pc, g.pc}) {
 					continue
 				}
-				alt := &rec.acc[j]
-				if decided([3]int32{site.PC, r.pc, alt.pc}) {
-					continue
+				for _, j := range g.idx {
+					if j == r.src {
+						continue
+					}
+					alt := &rec.acc[j]
+					if !feasible(w, alt, r) {
+						continue
+					}
+					if !cfg.NoValuePruning && alt.value == r.value {
+						continue
+					}
+					if site.Kind == LOOP && w != nil && hb(alt, w) {
+						continue
+					}
+					cond, ok := check(alt.value)
+					if !ok {
+						continue
+					}
+					put(Report{Site: site, Distance: sr.dist, Addr: r.addr,
+						R: ref(rec, int32(i)), W: ref(rec, r.src), Alt: ref(rec, j),
+						SameThread: alt.thread == r.thread, Condition: cond})
+					if cond != "may be violated" {
+						break // decided: the triple's other executions add nothing
+					}
 				}
-				if !feasible(w, alt, r) {
-					continue
-				}
-				if !cfg.NoValuePruning && alt.value == r.value {
-					continue
-				}
-				if site.Kind == LOOP && w != nil && hb(alt, w) {
-					continue
-				}
-				cond, ok := check(alt.value)
-				if !ok {
-					continue
-				}
-				put(Report{Site: site, Distance: sr.dist, Addr: r.addr,
-					R: ref(rec, int32(i)), W: ref(rec, r.src), Alt: ref(rec, j),
-					SameThread: alt.thread == r.thread, Condition: cond})
 			}
 			// The uninitialised-read extension.
 			if decided([3]int32{site.PC, r.pc, -1}) {

@@ -9,6 +9,7 @@ import (
 
 	"weft/configs"
 	"weft/detectors"
+	"weft/detectors/conseq"
 	psetsw "weft/detectors/pset"
 	"weft/isa"
 	"weft/sim"
@@ -142,8 +143,9 @@ func TestAllocsIndependentOfLength(t *testing.T) {
 }
 
 // BenchmarkDetectors is BenchmarkRun's workload at 8 cores with each
-// detector attached, or BB-HW on (bbhw; bare: none); the ratio of bare's
-// MIPS to another's is that mechanism's host cost.
+// detector attached, or BB-HW on (bbhw; bare: none; conseq: ConSeq's trace
+// recorder, static analysis and offline analysis outside the timed run);
+// the ratio of bare's MIPS to another's is that mechanism's host cost.
 func BenchmarkDetectors(b *testing.B) {
 	for _, name := range append([]string{"bare"}, "hb", "lockset", "avio", "bbhw", "bbsw", "pset", "bbhw+pset", "falcon", "conseq") {
 		b.Run(name, func(b *testing.B) {
@@ -166,6 +168,9 @@ func BenchmarkDetectors(b *testing.B) {
 				cfg.PSet.Enabled = true
 				cfg.PSet.Recovery.Mode = "log_only"
 				psets = benchPSets(b, cfg, p)
+			} else if name == "conseq" {
+				// ConSeq's recording alone (the measure); its
+				// offline analysis is timed per kernel in Table 6.
 			} else if name != "bare" && name != "bbhw" {
 				if info, err = detectors.Lookup(name); err != nil {
 					b.Fatal(err)
@@ -175,6 +180,14 @@ func BenchmarkDetectors(b *testing.B) {
 				opts := []sim.Option{sim.WithPSets(psets)}
 				if info.New != nil {
 					opts = append(opts, sim.WithDetector(info.New(p)))
+				}
+				if name == "conseq" {
+					a, err := conseq.Analyze(p, conseq.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					rec := a.NewTraceRecorder(conseq.Config{})
+					opts = append(opts, sim.WithObserver(rec.Kinds(), rec))
 				}
 				r, err := sim.Run(cfg, p, 1, opts...)
 				if err != nil {

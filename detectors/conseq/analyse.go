@@ -303,10 +303,10 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 		}
 	}
 	// next[i] is the thread's next access after i (-1: none).
-	next := make([]int32, len(rec.acc))
+	next := make([]int32, rec.count())
 	lastOf := map[int32]int32{}
-	for i := len(rec.acc) - 1; i >= 0; i-- {
-		t := rec.acc[i].thread
+	for i := rec.count() - 1; i >= 0; i-- {
+		t := rec.at(i).thread
 		if j, ok := lastOf[t]; ok {
 			next[i] = j
 		} else {
@@ -333,11 +333,12 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 		return pc >= 0 && int(pc) < len(body) && body[pc]
 	}
 	ev := newEvaluator(a.Prog)
-	// groups returns a word's writes grouped by PC (in first-write order),
-	// so a decided static triple skips all its executions at once.
+	// groups returns a word's writes grouped by PC and thread (in
+	// first-write order), so a decided static triple skips all its
+	// executions at once.
 	type pcGroup struct {
-		pc  int32
-		idx []int32
+		pc, thread int32
+		idx        []int32
 	}
 	grouped := map[uint64][]pcGroup{}
 	groups := func(addr uint64) []pcGroup {
@@ -345,14 +346,15 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 			return g
 		}
 		var g []pcGroup
-		at := map[int32]int{}
-		for _, j := range rec.writes[addr] {
-			pc := rec.acc[j].pc
-			k, ok := at[pc]
+		at := map[[2]int32]int{}
+		for _, j := range rec.writesOf(addr) {
+			x := rec.at(j)
+			key := [2]int32{x.pc, x.thread}
+			k, ok := at[key]
 			if !ok {
 				k = len(g)
-				at[pc] = k
-				g = append(g, pcGroup{pc: pc})
+				at[key] = k
+				g = append(g, pcGroup{pc: x.pc, thread: x.thread})
 			}
 			g[k].idx = append(g[k].idx, j)
 		}
@@ -377,12 +379,12 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 		i, ok := seen[k]
 		return ok && res.Reports[i].Condition != "may be violated"
 	}
-	for i := range rec.acc {
-		r := &rec.acc[i]
+	for i := int32(0); i < rec.count(); i++ {
+		r := rec.at(i)
 		if r.write {
 			continue
 		}
-		if rec.sharers[r.addr] != -2 {
+		if !rec.shared(r.addr) {
 			continue // a word only one thread touched
 		}
 		var srs []siteRead
@@ -409,7 +411,7 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 			}
 			var w *access
 			if r.src >= 0 {
-				w = &rec.acc[r.src]
+				w = rec.at(r.src)
 			}
 			mem := func(addr uint64) int64 { return rec.valueBefore(addr, int32(i)) }
 			check := func(alt int64) (string, bool) {
@@ -430,34 +432,57 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 				}
 				return "", false
 			}
+			// try considers write j as w'; it reports whether the triple is
+			// now decided.
+			try := func(j int32) bool {
+				alt := rec.at(j)
+				if !rec.feasible(w, alt, r) {
+					return false
+				}
+				if !cfg.NoValuePruning && alt.value == r.value {
+					return false
+				}
+				if site.Kind == LOOP && w != nil && rec.hb(alt, w) {
+					return false
+				}
+				cond, ok := check(alt.value)
+				if !ok {
+					return false
+				}
+				put(Report{Site: site, Distance: sr.dist, Addr: r.addr,
+					R: ref(rec, i), W: ref(rec, r.src), Alt: ref(rec, j),
+					SameThread: alt.thread == r.thread, Condition: cond})
+				return cond != "may be violated"
+			}
 			for _, g := range groups(r.addr) {
 				if decided([3]int32{site.PC, r.pc, g.pc}) {
 					continue
 				}
-				for _, j := range g.idx {
+				// One thread's executions of the PC, in trace order: those
+				// after r stop at the first r happens before (the later
+				// ones are after it too); those before r stop at the
+				// first that happens before w when w happens before r
+				// (the earlier ones are overwritten too).
+				split := sort.Search(len(g.idx), func(k int) bool { return g.idx[k] > i })
+				done := false
+				for _, j := range g.idx[split:] {
+					if rec.hb(r, rec.at(j)) {
+						break
+					}
+					if done = try(j); done {
+						break
+					}
+				}
+				wr := w != nil && rec.hb(w, r)
+				for k := split - 1; k >= 0 && !done; k-- {
+					j := g.idx[k]
 					if j == r.src {
 						continue
 					}
-					alt := &rec.acc[j]
-					if !feasible(w, alt, r) {
-						continue
+					if wr && rec.hb(rec.at(j), w) {
+						break
 					}
-					if !cfg.NoValuePruning && alt.value == r.value {
-						continue
-					}
-					if site.Kind == LOOP && w != nil && hb(alt, w) {
-						continue
-					}
-					cond, ok := check(alt.value)
-					if !ok {
-						continue
-					}
-					put(Report{Site: site, Distance: sr.dist, Addr: r.addr,
-						R: ref(rec, int32(i)), W: ref(rec, r.src), Alt: ref(rec, j),
-						SameThread: alt.thread == r.thread, Condition: cond})
-					if cond != "may be violated" {
-						break // decided: the triple's other executions add nothing
-					}
+					done = try(j)
 				}
 			}
 			// The uninitialised-read extension.
@@ -472,11 +497,11 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 				continue // the loop rule: the initial value happens before w
 			}
 			ordered := false
-			for _, j := range rec.writes[r.addr] {
-				if j > int32(i) {
+			for _, j := range rec.writesOf(r.addr) {
+				if j > i {
 					break
 				}
-				if hb(&rec.acc[j], r) {
+				if rec.hb(rec.at(j), r) {
 					ordered = true
 					break
 				}
@@ -509,9 +534,9 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 // its PC before the thread left the loop: following the thread's accesses,
 // one outside the loop (or none) comes before another execution of the PC.
 func lastBeforeExit(rec *Recorder, next []int32, i int32, in func(pc int32) bool) bool {
-	pc := rec.acc[i].pc
+	pc := rec.at(i).pc
 	for n := next[i]; n >= 0; n = next[n] {
-		x := &rec.acc[n]
+		x := rec.at(n)
 		if !in(x.pc) {
 			return true
 		}
@@ -527,13 +552,14 @@ func ref(rec *Recorder, i int32) Ref {
 	if i < 0 {
 		return Ref{Thread: -1, PC: -1, Seq: -1}
 	}
-	x := &rec.acc[i]
+	x := rec.at(i)
 	return Ref{Thread: x.thread, PC: x.pc, Inst: x.inst, Value: x.value, Seq: i}
 }
 
 // feasible is Algorithm 1: whether r could read from alt instead of w (nil:
 // the initial value) in another interleaving.
-func feasible(w, alt, r *access) bool {
+func (rec *Recorder) feasible(w, alt, r *access) bool {
+	hb := rec.hb
 	// Condition 2: r must not happen before w'.
 	if hb(r, alt) {
 		return false
@@ -542,19 +568,19 @@ func feasible(w, alt, r *access) bool {
 		return true
 	}
 	// Condition 3 (a)/(b): w' always overwritten by w before r.
-	if hb(alt, w) && hb(w, r) {
+	if rec.hb(alt, w) && hb(w, r) {
 		return false
 	}
 	// Condition 3 (c), form 1: w then r inside one critical section that
 	// excludes w'.
 	if w.thread == r.thread && alt.thread != r.thread {
-		if l, ok := sharedCS(w.locks, r.locks); ok && holds(alt.locks, l) {
+		if l, ok := sharedCS(rec.lockset(w), rec.lockset(r)); ok && holds(rec.lockset(alt), l) {
 			return false
 		}
 	}
 	// Form 2: w' then w inside one critical section that excludes r.
 	if alt.thread == w.thread && r.thread != w.thread {
-		if l, ok := sharedCS(alt.locks, w.locks); ok && holds(r.locks, l) {
+		if l, ok := sharedCS(rec.lockset(alt), rec.lockset(w)); ok && holds(rec.lockset(r), l) {
 			return false
 		}
 	}

@@ -35,8 +35,8 @@ func traceOf(t *testing.T, evs ...core.Event) *Recorder {
 // at returns the recorded access of thread t at pc (the first).
 func at(t *testing.T, rec *Recorder, th int32, pc int32) *access {
 	t.Helper()
-	for i := range rec.acc {
-		if a := &rec.acc[i]; a.thread == th && a.pc == pc {
+	for i := int32(0); i < rec.count(); i++ {
+		if a := rec.at(i); a.thread == th && a.pc == pc {
 			return a
 		}
 	}
@@ -89,26 +89,22 @@ func TestAlgorithm1Rules(t *testing.T) {
 	}
 	for _, c := range cases {
 		rec := traceOf(t, c.evs...)
-		var r *access
-		for i := range rec.acc {
-			if rec.acc[i].pc == 3 {
-				r = &rec.acc[i]
+		var r, w, alt *access
+		for i := int32(0); i < rec.count(); i++ {
+			switch rec.at(i).pc {
+			case 3:
+				r = rec.at(i)
+			case 2:
+				alt = rec.at(i)
 			}
 		}
-		var w *access
 		if r.src >= 0 {
-			w = &rec.acc[r.src]
-		}
-		var alt *access
-		for i := range rec.acc {
-			if rec.acc[i].pc == 2 {
-				alt = &rec.acc[i]
-			}
+			w = rec.at(r.src)
 		}
 		if w == nil || w.pc != 1 {
 			t.Fatalf("%s: r read from %+v, want the write at pc 1", c.name, w)
 		}
-		if got := feasible(w, alt, r); got != c.want {
+		if got := rec.feasible(w, alt, r); got != c.want {
 			t.Errorf("%s: feasible %v, want %v", c.name, got, c.want)
 		}
 	}

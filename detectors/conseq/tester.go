@@ -193,8 +193,8 @@ func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
 	add := func(x Ref, until string, pred func(core.View) bool, other Ref) {
 		pt := ParkPoint{Thread: x.Thread, PC: x.PC, Skip: x.Inst, Until: until}
 		if x.Seq >= 0 && other.Seq >= 0 {
-			theirs := rec.acc[other.Seq].locks
-			for _, h := range rec.acc[x.Seq].locks {
+			theirs := rec.lockset(rec.at(other.Seq))
+			for _, h := range rec.lockset(rec.at(x.Seq)) {
 				if holds(theirs, h.lock) && h.acqPC >= 0 && t.Prog.Instrs[h.acqPC].Op == isa.OpLock {
 					pt.PC, pt.Skip = h.acqPC, h.acqInst
 					pt.Until += " (before the lock)"
@@ -215,7 +215,7 @@ func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
 	switch {
 	case rep.Uninit:
 		seen := map[int32]bool{}
-		for _, j := range rec.writes[rep.Addr] {
+		for _, j := range rec.writesOf(rep.Addr) {
 			if j > rep.R.Seq {
 				break
 			}
@@ -232,7 +232,7 @@ func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
 		if rep.Alt.Thread != rep.R.Thread {
 			rWaits()
 		}
-	case rep.W.Thread >= 0 && !hb(&rec.acc[rep.W.Seq], &rec.acc[rep.R.Seq]):
+	case rep.W.Thread >= 0 && !rec.hb(rec.at(rep.W.Seq), rec.at(rep.R.Seq)):
 		add(rep.W, "r ran", rDone, rep.R)
 	default:
 		if rep.W.Thread >= 0 {
@@ -250,7 +250,7 @@ func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
 		for _, pt := range points {
 			held[pt.Thread] = held[pt.Thread] || strings.HasPrefix(pt.Until, "r ran")
 		}
-		for _, j := range rec.writes[rep.Addr] {
+		for _, j := range rec.writesOf(rep.Addr) {
 			if j <= rep.Alt.Seq || j == rep.W.Seq {
 				continue
 			}

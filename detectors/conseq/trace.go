@@ -80,12 +80,14 @@ type access struct {
 	pc     int32
 	addr   uint64
 	value  int64
-	// clk is the thread's own clock at the access; vc its knowledge of the
-	// other threads (vc[thread] is not used).
+	// clk is the thread's own clock at the access; vc indexes
+	// Recorder.vcs: its knowledge of the other threads (vc[thread] is not
+	// used).
 	clk uint32
-	vc  vclock
-	// locks are the critical sections the thread was in.
-	locks lockState
+	vc  uint32
+	// locks indexes Recorder.locksets: the critical sections the thread
+	// was in.
+	locks uint32
 	// inst is the access's dynamic instance: how many earlier executions of
 	// pc the thread performed.
 	inst uint32
@@ -95,12 +97,101 @@ type access struct {
 	write bool
 }
 
+// wordInfo is one word's part of the trace.
+type wordInfo struct {
+	last   int32   // its last write plus one (0: none)
+	sharer int32   // the one thread that touched it plus one, -1 when two did, 0 none
+	writes []int32 // its writes in order
+}
+
+// accChunk is the number of accesses per chunk of the trace.
+const accChunk = 1 << 14
+
+// at returns access i.
+func (r *Recorder) at(i int32) *access { return &r.chunks[i/accChunk][i%accChunk] }
+
+// count returns the number of accesses recorded.
+func (r *Recorder) count() int32 { return r.n }
+
+// push appends an access and returns its index.
+func (r *Recorder) push(a access) int32 {
+	if int(r.n/accChunk) == len(r.chunks) {
+		r.chunks = append(r.chunks, make([]access, 0, accChunk))
+	}
+	c := &r.chunks[len(r.chunks)-1]
+	*c = append(*c, a)
+	r.n++
+	return r.n - 1
+}
+
+// word returns a's part of the trace (nil for a heap word never touched
+// when add is false).
+func (r *Recorder) word(a uint64, add bool) *wordInfo {
+	if a >= isa.DataBase {
+		if i := (a - isa.DataBase) / isa.WordBytes; i < uint64(len(r.data)) {
+			return &r.data[i]
+		}
+	}
+	w := r.heap[a]
+	if w == nil && add {
+		w = &wordInfo{}
+		r.heap[a] = w
+	}
+	return w
+}
+
+// writesOf returns word a's writes in order.
+func (r *Recorder) writesOf(a uint64) []int32 {
+	if w := r.word(a, false); w != nil {
+		return w.writes
+	}
+	return nil
+}
+
+// shared reports whether two threads touched word a.
+func (r *Recorder) shared(a uint64) bool {
+	w := r.word(a, false)
+	return w != nil && w.sharer < 0
+}
+
+// lockset returns access x's critical sections.
+func (r *Recorder) lockset(x *access) lockState { return r.locksets[x.locks] }
+
+// vcOf returns s's vector clock's index, interning it on first use.
+func (r *Recorder) vcOf(s *threadState) uint32 {
+	if s.vcIdx == 0 && len(s.vc) > 0 {
+		s.vcIdx = uint32(len(r.vcs))
+		r.vcs = append(r.vcs, s.vc)
+	}
+	return s.vcIdx
+}
+
+// setVC sets s's vector clock (to be interned anew).
+func (s *threadState) setVC(v vclock) {
+	if len(v) != len(s.vc) || len(v) > 0 && &v[0] != &s.vc[0] {
+		s.vc, s.vcIdx = v, 0
+	}
+}
+
+// setLocks sets s's critical sections, interning them.
+func (r *Recorder) setLocks(s *threadState, l lockState) {
+	s.locks = l
+	if len(l) == 0 {
+		s.lsIdx = 0
+		return
+	}
+	s.lsIdx = uint32(len(r.locksets))
+	r.locksets = append(r.locksets, l)
+}
+
 // threadState is one thread's clocks and critical sections.
 type threadState struct {
 	started bool
 	clk     uint32
 	vc      vclock
+	vcIdx   uint32 // vc's index in Recorder.vcs (0: not yet interned)
 	locks   lockState
+	lsIdx   uint32 // locks' index in Recorder.locksets
 	// spinSrc is the write the thread's last spin-flag read took its value
 	// from (-1: none pending); spinLoop the loop of that read.
 	spinSrc  int32
@@ -135,14 +226,18 @@ type Recorder struct {
 	watch     []bool
 	watchHeap bool
 
-	acc     []access
-	writes  map[uint64][]int32 // per word, its writes in order
-	last    map[uint64]int32   // per word, its last write
-	sharers map[uint64]int32   // per word: the one thread that touched it, or -2 when two did
-	threads []threadState
-	barrier map[[2]uint64]vclock
-	signal  map[int32]vclock // per signalling thread, its clock at its last signal
-	nextCS  uint32
+	// The trace: accesses in chunks (no copying as it grows), the vector
+	// clocks and lock sets they index, and per word its writes.
+	chunks   [][]access
+	n        int32
+	vcs      []vclock
+	locksets []lockState
+	data     []wordInfo           // the data segment's words
+	heap     map[uint64]*wordInfo // heap words
+	threads  []threadState
+	barrier  map[[2]uint64]vclock
+	signal   map[int32]vclock // per signalling thread, its clock at its last signal
+	nextCS   uint32
 
 	// Counts for Table 6.
 	records, syncRecords uint64
@@ -162,8 +257,8 @@ const (
 // at the PCs critical marks (every data read when critical is nil) and
 // recognises the spin-flag loops spins finds (none when spins is nil).
 func NewRecorder(prog *isa.Program, critical []bool, spins []SpinLoop) *Recorder {
-	r := &Recorder{prog: prog, critical: critical,
-		writes: map[uint64][]int32{}, last: map[uint64]int32{}, sharers: map[uint64]int32{},
+	r := &Recorder{prog: prog, critical: critical, data: make([]wordInfo, len(prog.Data)), heap: map[uint64]*wordInfo{},
+		vcs: []vclock{nil}, locksets: []lockState{nil},
 		barrier: map[[2]uint64]vclock{}, signal: map[int32]vclock{}, outcome: -1}
 	if spins != nil {
 		r.spinLoopOf = make([]int, len(prog.Instrs))
@@ -224,13 +319,13 @@ func (r *Recorder) Observe(e *core.Event) {
 	if s.spinSrc >= 0 && (e.PC < 0 || int(e.PC) >= len(r.prog.Instrs) || !r.spinBody[s.spinLoop][e.PC]) {
 		// The thread left a recognised spin loop: its last flag read
 		// synchronised with the write it read.
-		w := &r.acc[s.spinSrc]
-		full := append(vclock(nil), w.vc...)
+		w := r.at(s.spinSrc)
+		full := append(vclock(nil), r.vcs[w.vc]...)
 		for int(w.thread) >= len(full) {
 			full = append(full, 0)
 		}
 		full[w.thread] = w.clk
-		s.vc = s.vc.joined(full)
+		s.setVC(s.vc.joined(full))
 		s.spinSrc = -1
 	}
 	switch e.Kind {
@@ -238,10 +333,10 @@ func (r *Recorder) Observe(e *core.Event) {
 		r.access(e, s)
 		return
 	case core.KindSpawn:
-		r.threads[e.Words[0]].vc = s.full(e.Thread)
+		r.threads[e.Words[0]].setVC(s.full(e.Thread))
 	case core.KindJoin:
 		if j := int32(e.Words[0]); int(j) < len(r.threads) {
-			s.vc = s.vc.joined(r.threads[j].exit)
+			s.setVC(s.vc.joined(r.threads[j].exit))
 		}
 	case core.KindThreadExit:
 		s.exit = s.full(e.Thread)
@@ -254,7 +349,7 @@ func (r *Recorder) Observe(e *core.Event) {
 		}
 		l := make(lockState, len(s.locks), len(s.locks)+1)
 		copy(l, s.locks)
-		s.locks = append(l, h)
+		r.setLocks(s, append(l, h))
 	case core.KindRelease:
 		var l lockState
 		for _, h := range s.locks {
@@ -262,16 +357,16 @@ func (r *Recorder) Observe(e *core.Event) {
 				l = append(l, h)
 			}
 		}
-		s.locks = l
+		r.setLocks(s, l)
 	case core.KindBarrierArrive:
 		k := [2]uint64{e.Addr, e.Words[0]}
 		r.barrier[k] = r.barrier[k].joined(s.full(e.Thread))
 	case core.KindBarrierLeave:
-		s.vc = s.vc.joined(r.barrier[[2]uint64{e.Addr, e.Words[0]}])
+		s.setVC(s.vc.joined(r.barrier[[2]uint64{e.Addr, e.Words[0]}]))
 	case core.KindCondSignal:
 		r.signal[e.Thread] = s.full(e.Thread)
 	case core.KindCondWake:
-		s.vc = s.vc.joined(r.signal[int32(e.Words[0])])
+		s.setVC(s.vc.joined(r.signal[int32(e.Words[0])]))
 	case core.KindCondWait:
 	case core.KindOutput:
 		r.outputs = append(r.outputs, e.Value)
@@ -304,29 +399,31 @@ func (r *Recorder) access(e *core.Event, s *threadState) {
 			return
 		}
 	}
-	switch who, ok := r.sharers[a]; {
-	case !ok:
-		r.sharers[a] = e.Thread
-	case who >= 0 && who != e.Thread:
-		r.sharers[a] = -2
+	wi := r.word(a, true)
+	switch who := e.Thread + 1; {
+	case wi.sharer == 0:
+		wi.sharer = who
+	case wi.sharer > 0 && wi.sharer != who:
+		wi.sharer = -1
 	}
 	read := e.Kind == core.KindRead || e.Kind == core.KindRMW
 	write := e.Kind == core.KindWrite || e.Kind == core.KindRMW && e.Words[1] == 1
-	src := int32(-1)
-	if w, ok := r.last[a]; ok {
-		src = w
-	}
+	src := wi.last - 1
 	keepRead := read && (r.critical == nil || pc >= 0 && int(pc) < len(r.critical) && r.critical[pc])
+	if !keepRead && !write {
+		return
+	}
+	vc := r.vcOf(s)
 	if keepRead {
 		v := e.Value
 		if e.Kind == core.KindRMW {
 			v = int64(e.Words[0])
 		}
-		r.acc = append(r.acc, access{thread: e.Thread, pc: pc, addr: a, value: v, clk: s.clk, vc: s.vc,
-			locks: s.locks, inst: inst, src: src})
+		r.push(access{thread: e.Thread, pc: pc, addr: a, value: v, clk: s.clk, vc: vc,
+			locks: s.lsIdx, inst: inst, src: src})
 		r.records++
 		if r.spinLoopOf != nil && pc >= 0 && int(pc) < len(r.spinLoopOf) && r.spinLoopOf[pc] >= 0 {
-			if src >= 0 && r.acc[src].thread != e.Thread {
+			if src >= 0 && r.at(src).thread != e.Thread {
 				s.spinSrc, s.spinLoop = src, r.spinLoopOf[pc]
 			} else {
 				s.spinSrc = -1
@@ -334,24 +431,21 @@ func (r *Recorder) access(e *core.Event, s *threadState) {
 		}
 	}
 	if write {
-		idx := int32(len(r.acc))
-		r.acc = append(r.acc, access{thread: e.Thread, pc: pc, addr: a, value: e.Value, clk: s.clk, vc: s.vc,
-			locks: s.locks, inst: inst, src: -1, write: true})
-		r.writes[a] = append(r.writes[a], idx)
-		r.last[a] = idx
+		idx := r.push(access{thread: e.Thread, pc: pc, addr: a, value: e.Value, clk: s.clk, vc: vc,
+			locks: s.lsIdx, inst: inst, src: -1, write: true})
+		wi.writes = append(wi.writes, idx)
+		wi.last = idx + 1
 		r.records++
 	}
-	if keepRead || write {
-		s.clk++
-	}
+	s.clk++
 }
 
 // hb reports whether access a happens before access b.
-func hb(a, b *access) bool {
+func (r *Recorder) hb(a, b *access) bool {
 	if a.thread == b.thread {
 		return a.clk < b.clk
 	}
-	return a.clk <= b.vc.get(a.thread)
+	return a.clk <= r.vcs[b.vc].get(a.thread)
 }
 
 // TraceStats are the recorder's Table 6 counts.
@@ -386,7 +480,7 @@ func (r *Recorder) initial(a uint64) int64 {
 
 // valueBefore returns word a's value just before access index i.
 func (r *Recorder) valueBefore(a uint64, i int32) int64 {
-	ws := r.writes[a]
+	ws := r.writesOf(a)
 	lo, hi := 0, len(ws)
 	for lo < hi {
 		m := (lo + hi) / 2
@@ -399,5 +493,5 @@ func (r *Recorder) valueBefore(a uint64, i int32) int64 {
 	if lo == 0 {
 		return r.initial(a)
 	}
-	return r.acc[ws[lo-1]].value
+	return r.at(ws[lo-1]).value
 }

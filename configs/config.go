@@ -33,6 +33,8 @@ type Config struct {
 	PSet PSet `toml:"pset"`
 	// Falcon holds the Falcon detector's settings.
 	Falcon Falcon `toml:"falcon"`
+	// ConSeq holds the ConSeq detector's settings.
+	ConSeq ConSeq `toml:"conseq"`
 }
 
 // Sim is the `[sim]` table: run control.
@@ -167,5 +169,6 @@ func Default() Config {
 		Bugaboo: defaultBugaboo(),
 		PSet:    defaultPSet(),
 		Falcon:  defaultFalcon(),
+		ConSeq:  defaultConSeq(),
 	}
 }

@@ -137,6 +137,7 @@ func (c *Config) problems() []*Error {
 	c.bugabooProblems(bad)
 	c.psetProblems(bad)
 	c.falconProblems(bad)
+	c.conseqProblems(bad)
 	return errs
 }
 

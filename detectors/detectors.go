@@ -118,9 +118,7 @@ func All() []Info {
 			New:   func(p *isa.Program) Detector { return renamed(pset.NewRecorder(p, pset.Options{}), "pset") },
 			Learn: func() Learner { return &psetLearner{} }},
 		Falcon(falcon.Options{}, falcon.Jaccard),
-		{Name: "conseq", Summary: "ConSeq: from each failure site's bounded slice (MaxDistance 4), the critical reads that could read another write's value and fail, per passing run (failing runs are not traced)",
-			Kinds: conseq.RecorderKinds,
-			New:   func(p *isa.Program) Detector { return conseq.NewDetector(p, conseq.Config{}) }},
+		ConSeq(conseq.Config{}),
 	}
 }
 
@@ -129,6 +127,15 @@ func All() []Info {
 func atomDetector(p *isa.Program) *atom.Detector {
 	d, _ := atom.New(p, atom.Options{})
 	return d
+}
+
+// ConSeq returns the conseq detector with the given configuration (the
+// registry's is the paper's: MaxDistance 4, every site kind, the spin-flag
+// recogniser on).
+func ConSeq(cfg conseq.Config) Info {
+	return Info{Name: "conseq", Summary: "ConSeq: from each failure site's bounded slice ([conseq]: MaxDistance 4), the critical reads that could read another write's value and fail, per passing run (failing runs are not traced)",
+		Kinds: conseq.RecorderKinds,
+		New:   func(p *isa.Program) Detector { return conseq.NewDetector(p, cfg) }}
 }
 
 // Falcon returns the falcon detector with the given options and score

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"strings"
 
+	"weft/configs"
 	"weft/core"
 	"weft/detectors/conseq"
 	"weft/sim"
@@ -26,14 +28,14 @@ invariants at global reads from N passing runs (the seeds after the traced one; 
 adds each as an INV site.`)
 	var t targetFlags
 	t.add(fs)
-	md := fs.Int("max-distance", conseq.DefaultMaxDistance, fmt.Sprintf("slice bound `N` in dependence steps (1..%d)", conseq.MaxMaxDistance))
-	model := fs.String("model", "statement", "distance `MODEL`: statement (the paper's) or instruction")
-	sites := fs.String("sites", "OUT,ASS,ERR,LOOP,INV", "site `KINDS` to look for, comma-separated (INV: with --invariants)")
-	noAdhoc := fs.Bool("no-adhoc", false, "do not recognise spin-flag synchronisation")
+	md := fs.Int("max-distance", 0, fmt.Sprintf("slice bound `N` in dependence steps (1..%d; default: conseq.max_distance)", conseq.MaxMaxDistance))
+	model := fs.String("model", "", "distance `MODEL`: statement (the paper's) or instruction (default: conseq.model)")
+	sites := fs.String("sites", "", "site `KINDS` to look for, comma-separated: OUT, ASS, ERR, LOOP, INV (default: conseq.sites)")
+	noAdhoc := fs.Bool("no-adhoc", false, "do not recognise spin-flag synchronisation (conseq.adhoc_sync = false)")
 	base := fs.Bool("base", false, "analyse every shared read, not only critical ones (the paper's Base)")
 	test := fs.Bool("test", false, "run the tester on every report")
-	ninv := fs.Int("invariants", 0, "learn INV sites from `N` passing training runs (0: none)")
-	timeout := fs.Uint64("timeout", uint64(conseq.DefaultTestTimeout), "the tester's park timeout in `CYCLES`")
+	ninv := fs.Int("invariants", -1, "learn INV sites from `N` passing training runs (0: none; default: conseq.invariant_runs)")
+	timeout := fs.Uint64("timeout", 0, "the tester's park timeout in `CYCLES` (default: conseq.test_timeout_cycles)")
 	pos, err := fs.parse(e, args)
 	if err != nil {
 		return err
@@ -41,46 +43,60 @@ adds each as an INV site.`)
 	if len(pos) != 0 {
 		return usagef(fs, "conseq: unexpected argument %q", pos[0])
 	}
-	if *md < 1 || *md > conseq.MaxMaxDistance {
-		return usagef(fs, "conseq: --max-distance must be in 1..%d, got %d", conseq.MaxMaxDistance, *md)
+	// The flags given override the config's [conseq] table.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var sets []string
+	if given["max-distance"] {
+		if *md < 1 || *md > conseq.MaxMaxDistance {
+			return usagef(fs, "conseq: --max-distance must be in 1..%d, got %d", conseq.MaxMaxDistance, *md)
+		}
+		sets = append(sets, fmt.Sprintf("conseq.max_distance=%d", *md))
 	}
-	cfg := conseq.Config{Options: conseq.Options{MaxDistance: *md}, NoAdHocSync: *noAdhoc, Base: *base}
-	switch *model {
-	case "statement":
-	case "instruction":
-		cfg.Model = conseq.Instruction
-	default:
-		return usagef(fs, "conseq: --model must be statement or instruction, got %q", *model)
+	if given["model"] {
+		if *model != "statement" && *model != "instruction" {
+			return usagef(fs, "conseq: --model must be statement or instruction, got %q", *model)
+		}
+		sets = append(sets, fmt.Sprintf("conseq.model=%q", *model))
 	}
-	enabled := map[string]bool{}
-	for _, k := range strings.Split(*sites, ",") {
-		k = strings.ToUpper(strings.TrimSpace(k))
-		ok := false
-		for x := conseq.Kind(0); x < conseq.NumKinds; x++ {
-			if x.String() == k {
-				ok = true
+	if given["sites"] {
+		var kinds []string
+		for _, k := range strings.Split(*sites, ",") {
+			k = strings.ToUpper(strings.TrimSpace(k))
+			ok := false
+			for x := conseq.Kind(0); x < conseq.NumKinds; x++ {
+				ok = ok || x.String() == k
 			}
+			if !ok {
+				return usagef(fs, "conseq: --sites: unknown site kind %q (want OUT, ASS, ERR, LOOP, INV)", k)
+			}
+			kinds = append(kinds, k)
 		}
-		if !ok {
-			return usagef(fs, "conseq: --sites: unknown site kind %q (want OUT, ASS, ERR, LOOP, INV)", k)
+		sets = append(sets, fmt.Sprintf("conseq.sites=%q", strings.Join(kinds, ",")))
+	}
+	if *noAdhoc {
+		sets = append(sets, "conseq.adhoc_sync=false")
+	}
+	if given["invariants"] {
+		if *ninv < 0 || *ninv > configs.MaxInvariantRuns {
+			return usagef(fs, "conseq: --invariants must be from 0 to %d, got %d", configs.MaxInvariantRuns, *ninv)
 		}
-		enabled[k] = true
+		sets = append(sets, fmt.Sprintf("conseq.invariant_runs=%d", *ninv))
 	}
-	for x := conseq.Kind(0); x < conseq.NumKinds; x++ {
-		if !enabled[x.String()] {
-			cfg.Disabled |= x.Mask()
+	if given["timeout"] {
+		if *timeout == 0 {
+			return usagef(fs, "conseq: --timeout must be at least 1 cycle")
 		}
+		sets = append(sets, fmt.Sprintf("conseq.test_timeout_cycles=%d", *timeout))
 	}
-	if *ninv < 0 {
-		return usagef(fs, "conseq: --invariants must be at least 0, got %d", *ninv)
-	}
-	if *timeout == 0 {
-		return usagef(fs, "conseq: --timeout must be at least 1 cycle")
-	}
+	t.sets = append(t.sets, sets...)
 	tg, err := t.resolve(fs)
 	if err != nil {
 		return err
 	}
+	cfg := conseqConfig(tg.cfg)
+	cfg.Base = *base
+	q := tg.cfg.ConSeq
 	w := e.stdout
 	a, err := conseq.Analyze(tg.prog, cfg.Options)
 	if err != nil {
@@ -120,10 +136,10 @@ adds each as an INV site.`)
 	if seed != first {
 		fmt.Fprintf(w, "tracing seed %d instead, the first that passes\n", seed)
 	}
-	if *ninv > 0 {
-		trainer := conseq.NewTrainer(tg.prog, conseq.TrainOptions{MinRuns: min(*ninv, 5)})
+	if ninv := q.InvariantRuns; ninv > 0 {
+		trainer := conseq.NewTrainer(tg.prog, conseq.TrainOptions{MinRuns: min(ninv, 5)})
 		for ts := seed + 1; ; ts++ {
-			if passed, failed := trainer.Runs(); passed == *ninv {
+			if passed, failed := trainer.Runs(); passed == ninv {
 				break
 			} else if passed+failed >= maxSeedTries {
 				return fmt.Errorf("conseq: %s: only %d passing runs in %d training seeds", tg.prog.Name, passed, maxSeedTries)
@@ -135,7 +151,7 @@ adds each as an INV site.`)
 			trainer.EndRun(r.Outcome == "pass")
 		}
 		cfg.Invariants = trainer.Invariants()
-		fmt.Fprintf(w, "invariants: %d from %d passing training runs (seeds from %d)\n", len(cfg.Invariants), *ninv, seed+1)
+		fmt.Fprintf(w, "invariants: %d from %d passing training runs (seeds from %d)\n", len(cfg.Invariants), ninv, seed+1)
 		// The traced run must record the invariants' reads too.
 		rec = a.NewTraceRecorder(cfg)
 		if _, err := sim.Run(tg.cfg, tg.prog, seed, sim.WithObserver(rec.Kinds(), rec)); err != nil {
@@ -152,7 +168,7 @@ adds each as an INV site.`)
 		if tr, err = conseq.NewTester(tg.cfg, tg.prog, seed, rec); err != nil {
 			return err
 		}
-		tr.Timeout = core.Cycle(*timeout)
+		tr.Timeout = core.Cycle(q.TestTimeoutCycles)
 	}
 	verdicts := map[string]int{}
 	for i, r := range out.Reports {
@@ -172,7 +188,7 @@ adds each as an INV site.`)
 	}
 	if tr != nil {
 		fmt.Fprintf(w, "tester: %d bug, %d failed (not as forced), %d pruned, %d not forced (seed %d, timeout %d cycles)\n",
-			verdicts["bug"], verdicts["failed (not as forced)"], verdicts["pruned"], verdicts["not forced"], seed, *timeout)
+			verdicts["bug"], verdicts["failed (not as forced)"], verdicts["pruned"], verdicts["not forced"], seed, q.TestTimeoutCycles)
 	}
 	return nil
 }

@@ -32,7 +32,10 @@ func TestConseqCommand(t *testing.T) {
 		{[]string{"conseq", "-w", "cq-trans", "--model", "bytes"}, "--model must be statement or instruction"},
 		{[]string{"conseq", "-w", "cq-trans", "--sites", "ASS,MEM"}, `unknown site kind "MEM"`},
 		{[]string{"conseq", "-w", "no-such-kernel"}, "no-such-kernel"},
-		{[]string{"conseq", "-w", "cq-trans", "--invariants", "-1"}, "--invariants must be at least 0"},
+		{[]string{"conseq", "-w", "cq-trans", "--timeout", "0"}, "--timeout must be at least 1 cycle"},
+		{[]string{"conseq", "-w", "cq-trans", "--set", "conseq.max_distance=99"}, "conseq.max_distance: must be from 1 to 64, got 99"},
+		{[]string{"conseq", "-w", "cq-trans", "--set", `conseq.error_routines="no_such_routine"`}, `error routine "no_such_routine": no such code label`},
+		{[]string{"conseq", "-w", "cq-trans", "--invariants", "-1"}, "--invariants must be from 0 to 10000, got -1"},
 	} {
 		_, errOut, code := weft(t, c.args...)
 		if code == 0 || !strings.Contains(errOut, c.want) {

@@ -13,6 +13,7 @@ import (
 	"weft/cpu"
 	"weft/detectors"
 	"weft/detectors/bugaboo"
+	"weft/detectors/conseq"
 	"weft/detectors/falcon"
 	"weft/isa"
 	"weft/sim"
@@ -293,6 +294,10 @@ func resolveSweepDetectors(plan *sim.SweepPlan) error {
 		if err := checkHardware(infos, pt.Config, "detectors"); err != nil {
 			return &configs.SweepError{File: plan.Sweep.File, Line: plan.Sweep.DetectorsLine, Where: fmt.Sprintf("point %d", pt.Index), Err: err}
 		}
+		if pt.Config.ConSeq != plan.Points[0].Config.ConSeq && slices.Contains(plan.Sweep.Detectors, "conseq") {
+			return &configs.SweepError{File: plan.Sweep.File, Line: plan.Sweep.DetectorsLine, Where: fmt.Sprintf("point %d", pt.Index),
+				Err: fmt.Errorf("the conseq detector's settings ([conseq]) differ between points; a sweep's detectors have one setting: sweep them in separate files")}
+		}
 		if (falconOptions(pt.Config) != falconOptions(plan.Points[0].Config) || pt.Config.Falcon.Score != plan.Points[0].Config.Falcon.Score) &&
 			slices.Contains(plan.Sweep.Detectors, "falcon") {
 			return &configs.SweepError{File: plan.Sweep.File, Line: plan.Sweep.DetectorsLine, Where: fmt.Sprintf("point %d", pt.Index),
@@ -322,15 +327,40 @@ func runOptions(dets func() []sim.Option, groups bool) func() []sim.Option {
 }
 
 // configureDetectors gives the detectors that have settings in the config
-// theirs (falcon: [falcon]), on a copy of infos.
+// theirs (falcon: [falcon], conseq: [conseq]), on a copy of infos.
 func configureDetectors(infos []detectors.Info, cfg configs.Config) []detectors.Info {
 	out := slices.Clone(infos)
 	for i, d := range out {
-		if d.Name == "falcon" {
+		switch d.Name {
+		case "falcon":
 			out[i] = detectors.Falcon(falconOptions(cfg), falconScore(cfg))
+		case "conseq":
+			out[i] = detectors.ConSeq(conseqConfig(cfg))
 		}
 	}
 	return out
+}
+
+// conseqConfig converts the [conseq] table (valid) to the detector's
+// configuration (its invariants are learned by weft conseq only).
+func conseqConfig(cfg configs.Config) conseq.Config {
+	q := cfg.ConSeq
+	c := conseq.Config{Options: conseq.Options{MaxDistance: q.MaxDistance,
+		AssertRoutines: configs.SplitList(q.AssertRoutines), ErrorRoutines: configs.SplitList(q.ErrorRoutines),
+		OutputRoutines: configs.SplitList(q.OutputRoutines)}, NoAdHocSync: !q.AdHocSync}
+	if q.Model == "instruction" {
+		c.Model = conseq.Instruction
+	}
+	on := map[string]bool{}
+	for _, k := range configs.SplitList(q.Sites) {
+		on[k] = true
+	}
+	for k := conseq.Kind(0); k < conseq.NumKinds; k++ {
+		if !on[k.String()] {
+			c.Disabled |= k.Mask()
+		}
+	}
+	return c
 }
 
 // falconOptions converts the [falcon] table (valid) to the detector's

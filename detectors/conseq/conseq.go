@@ -131,6 +131,13 @@ type Options struct {
 	Model DistanceModel
 	// Disabled are the site kinds not to look for.
 	Disabled KindMask
+	// AssertRoutines, ErrorRoutines and OutputRoutines name routines (code
+	// labels) whose call sites are ASS, ERR and OUT sites: the paper's
+	// per-application lists of custom assertion, error-message and output
+	// functions. A call site's slice starts at the call (its guarding
+	// branch is at 1); an output routine's arguments are not followed (the
+	// ISA has no calling convention to find them by).
+	AssertRoutines, ErrorRoutines, OutputRoutines []string
 }
 
 // maxDistance returns the effective bound.
@@ -151,6 +158,40 @@ func (o Options) Validate() error {
 		return fmt.Errorf("conseq: unknown distance model %d: want statement or instruction", o.Model)
 	}
 	return nil
+}
+
+// routineSites returns, per call-target PC, the site kind its calls are,
+// or an error naming a routine the program does not have.
+func (o Options) routineSites(p *isa.Program) (map[int32]Kind, error) {
+	out := map[int32]Kind{}
+	for _, l := range []struct {
+		kind  Kind
+		what  string
+		names []string
+	}{{ASS, "assert", o.AssertRoutines}, {ERR, "error", o.ErrorRoutines}, {OUT, "output", o.OutputRoutines}} {
+		for _, n := range l.names {
+			pc, ok := p.LabelPC(n)
+			if !ok || pc < 0 || int(pc) >= len(p.Instrs) {
+				return nil, fmt.Errorf("conseq: %s routine %q: no such code label in %s", l.what, n, progName(p))
+			}
+			if k, dup := out[pc]; dup && k != l.kind {
+				return nil, fmt.Errorf("conseq: routine %q is listed as both %v and %v", n, k, l.kind)
+			}
+			out[pc] = l.kind
+		}
+	}
+	return out, nil
+}
+
+// progName names p in messages.
+func progName(p *isa.Program) string {
+	switch {
+	case p.File != "":
+		return p.File
+	case p.Name != "":
+		return p.Name
+	}
+	return "the program"
 }
 
 // Site is a potential failure site.
@@ -237,6 +278,10 @@ func Analyze(p *isa.Program, opts Options) (*Analysis, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	routines, err := opts.routineSites(p)
+	if err != nil {
+		return nil, err
+	}
 	opts.MaxDistance = opts.maxDistance()
 	a := &Analysis{Prog: p, CFG: isa.BuildCFG(p), Options: opts}
 	if len(p.Instrs) == 0 {
@@ -249,7 +294,7 @@ func Analyze(p *isa.Program, opts Options) (*Analysis, error) {
 	}
 	a.g = newGraph(p, a.CFG)
 	a.Loops = a.g.loops
-	for _, s := range a.findSites() {
+	for _, s := range a.findSites(routines) {
 		d := a.g.slice(s, opts)
 		reads := a.g.reads(s, d, opts.MaxDistance)
 		if s.Kind == LOOP && len(reads) == 0 {
@@ -270,7 +315,7 @@ func Analyze(p *isa.Program, opts Options) (*Analysis, error) {
 }
 
 // findSites lists the candidate sites in PC order.
-func (a *Analysis) findSites() []Site {
+func (a *Analysis) findSites(routines map[int32]Kind) []Site {
 	p, g := a.Prog, a.CFG
 	dis := a.Options.Disabled
 	var sites []Site
@@ -283,6 +328,10 @@ func (a *Analysis) findSites() []Site {
 			sites = append(sites, Site{PC: int32(pc), Kind: ERR, Loop: -1})
 		case in.Op == isa.OpOut && !dis.Has(OUT):
 			sites = append(sites, Site{PC: int32(pc), Kind: OUT, Loop: -1})
+		case in.Op == isa.OpCall && len(routines) > 0:
+			if k, ok := routines[in.Target]; ok && !dis.Has(k) {
+				sites = append(sites, Site{PC: int32(pc), Kind: k, Loop: -1})
+			}
 		case in.Op.IsBranch() && !dis.Has(LOOP):
 			b := g.BlockOf[pc]
 			if g.Blocks[b].End-1 != int32(pc) {

@@ -317,3 +317,49 @@ func TestInvariantSiteAget1(t *testing.T) {
 	}
 	t.Logf("%d invariants; %d INV reports, %d of them the bug", len(invs), n, b)
 }
+
+const routineSrc = `
+.data
+x:  .word 1
+.text
+main:   ld    r1, x
+        bnez  r1, ok
+        call  report_error
+ok:     exit
+report_error: li r2, 7
+        ret
+`
+
+// TestCustomRoutines checks the paper's custom routine lists: a call to a
+// listed error routine is an ERR site whose guard's load is at 1, and a
+// listed name the program lacks is an error naming it.
+func TestCustomRoutines(t *testing.T) {
+	p := asm(t, routineSrc)
+	if a := analyze(t, p, Options{}); len(a.Sites) != 0 {
+		t.Fatalf("without the list: sites %v, want none", a.Sites)
+	}
+	a := analyze(t, p, Options{ErrorRoutines: []string{"report_error"}})
+	call := pcOf(t, p, "call")
+	s, ok := a.Site(call)
+	if !ok || s.Site.Kind != ERR {
+		t.Fatalf("sites %v: want an ERR site at the call (pc %d)", a.Sites, call)
+	}
+	if got := readsOf(t, a, call); len(got) != 1 || got[pcOf(t, p, "ld r1")] != 1 {
+		t.Errorf("reads %v: want the guard's load at 1", got)
+	}
+	// The evaluator: x = 0 reaches the call.
+	rec := a.NewTraceRecorder(Config{})
+	evs := []core.Event{spawnEv(0, 1), ev(core.KindWrite, 1, 0, xAddr, 0), ev(core.KindWrite, 1, 0, xAddr, 5),
+		ev(core.KindRead, 0, pcOf(t, p, "ld r1"), xAddr, 5)}
+	for i := range evs {
+		rec.Observe(&evs[i])
+	}
+	if reps := a.Analyse(rec, Config{}).Reports; len(reps) != 1 || reps[0].Alt.Value != 0 || reps[0].Condition != "violated" {
+		t.Errorf("reports %+v: want w' = 0 violating the call site", reps)
+	}
+	for _, o := range []Options{{ErrorRoutines: []string{"nope"}}, {AssertRoutines: []string{"report_error"}, OutputRoutines: []string{"report_error"}}} {
+		if _, err := Analyze(p, o); err == nil {
+			t.Errorf("Analyze(%+v) succeeded", o)
+		}
+	}
+}

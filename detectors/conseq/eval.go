@@ -196,6 +196,9 @@ func (ev *evaluator) run(s *evalState, site Site, a *Analysis, tid int32, mem fu
 		case op == isa.OpExit:
 			return safe, nil
 		case op == isa.OpCall:
+			if pc == site.PC && (site.Kind == ERR || site.Kind == ASS) {
+				return violated, nil // a custom error or assertion routine's call
+			}
 			if len(s.stack) >= isa.ReturnStackDepth {
 				return undecided, nil
 			}

@@ -233,7 +233,7 @@ func (g *graph) slice(s Site, opts Options) []int {
 	// statement with the routine's entry, inside the guarding branch).
 	for _, e := range g.deps[s.PC] {
 		w := weight(s.PC, e)
-		if opts.Model == Statement && (s.Kind == ASS || s.Kind == OUT) {
+		if op := g.p.Instrs[s.PC].Op; opts.Model == Statement && (op == isa.OpAssert || op == isa.OpOut) {
 			switch {
 			case e.kind == depReg:
 				w = 1

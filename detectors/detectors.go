@@ -94,7 +94,7 @@ func All() []Info {
 		{Name: "race", Summary: "ConSeq's Race (Helgrind-style hybrid): conflicting accesses unordered by spawn/join/barrier/signal (never locks) and holding no common lock, first race per word only; each PC pair once per run",
 			Kinds: race.New(empty, race.Options{}).Kinds(),
 			New:   func(p *isa.Program) Detector { return race.New(p, race.Options{FirstRacePerVar: true}) }},
-		{Name: "atom", Summary: "ConSeq's Atom (CTrigger-style): unserializable (local, remote, local) triples predicted from one run, the remote access unordered with the local pair and not shut out by its critical section; each PC triple once per run",
+		{Name: "atom", Summary: "ConSeq's Atom (CTrigger-style): unserializable (local, remote, local) triples predicted from one run and not exercised by it, the remote access unordered with the local pair and not shut out by its critical section; each PC triple once per run",
 			Kinds: kinds(atomDetector(empty)),
 			New:   func(p *isa.Program) Detector { return atomDetector(p) }},
 		hbVariant("hb-nolock", "hb without lock release→acquire edges (interleaving inference's prefilter)", hb.Options{NoLockEdges: true}),

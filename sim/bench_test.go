@@ -145,7 +145,7 @@ func TestAllocsIndependentOfLength(t *testing.T) {
 // detector attached, or BB-HW on (bbhw; bare: none); the ratio of bare's
 // MIPS to another's is that mechanism's host cost.
 func BenchmarkDetectors(b *testing.B) {
-	for _, name := range append([]string{"bare"}, "hb", "lockset", "avio", "bbhw", "bbsw", "pset", "bbhw+pset", "falcon") {
+	for _, name := range append([]string{"bare"}, "hb", "lockset", "avio", "bbhw", "bbsw", "pset", "bbhw+pset", "falcon", "conseq") {
 		b.Run(name, func(b *testing.B) {
 			p, err := workloads.BenchMixed(8, benchInstrs).Program()
 			if err != nil {

@@ -15,21 +15,24 @@ const maxSeedTries = 1000
 // cmdConseq is `weft conseq (-w KERNEL | -p FILE.s) [--seed S] ...`: the
 // whole ConSeq pipeline on one program.
 func cmdConseq(e env, args []string) error {
-	fs := newFlagSet("conseq", "weft conseq (-w KERNEL | -p FILE.s) [--seed S] [--max-distance N] [--model M] [--sites K,...] [--no-adhoc] [--base] [--test] [--timeout C]",
+	fs := newFlagSet("conseq", "weft conseq (-w KERNEL | -p FILE.s) [--seed S] [--max-distance N] [--model M] [--sites K,...] [--no-adhoc] [--base] [--invariants N] [--test] [--timeout C]",
 		`ConSeq on one program: finds the failure sites (assert, fail, out, loop exits) and, by bounded
 backward slicing, their critical reads; traces one correct run (seed S, or the next seed that
 passes: ConSeq never traces a failing run); reports every critical read that could read another
 write's value and make its site fail (one line per static site/read/write triple); and with
 --test re-runs the seed with delays that force each report's order, giving the verdict (bug,
-pruned, not forced) and the park points that reproduce it.`)
+pruned, not forced) and the park points that reproduce it. --invariants N first learns equality
+invariants at global reads from N passing runs (the seeds after the traced one; Daikon-lite) and
+adds each as an INV site.`)
 	var t targetFlags
 	t.add(fs)
 	md := fs.Int("max-distance", conseq.DefaultMaxDistance, fmt.Sprintf("slice bound `N` in dependence steps (1..%d)", conseq.MaxMaxDistance))
 	model := fs.String("model", "statement", "distance `MODEL`: statement (the paper's) or instruction")
-	sites := fs.String("sites", "OUT,ASS,ERR,LOOP", "site `KINDS` to look for, comma-separated")
+	sites := fs.String("sites", "OUT,ASS,ERR,LOOP,INV", "site `KINDS` to look for, comma-separated (INV: with --invariants)")
 	noAdhoc := fs.Bool("no-adhoc", false, "do not recognise spin-flag synchronisation")
 	base := fs.Bool("base", false, "analyse every shared read, not only critical ones (the paper's Base)")
 	test := fs.Bool("test", false, "run the tester on every report")
+	ninv := fs.Int("invariants", 0, "learn INV sites from `N` passing training runs (0: none)")
 	timeout := fs.Uint64("timeout", uint64(conseq.DefaultTestTimeout), "the tester's park timeout in `CYCLES`")
 	pos, err := fs.parse(e, args)
 	if err != nil {
@@ -59,7 +62,7 @@ pruned, not forced) and the park points that reproduce it.`)
 			}
 		}
 		if !ok {
-			return usagef(fs, "conseq: --sites: unknown site kind %q (want OUT, ASS, ERR, LOOP)", k)
+			return usagef(fs, "conseq: --sites: unknown site kind %q (want OUT, ASS, ERR, LOOP, INV)", k)
 		}
 		enabled[k] = true
 	}
@@ -67,6 +70,9 @@ pruned, not forced) and the park points that reproduce it.`)
 		if !enabled[x.String()] {
 			cfg.Disabled |= x.Mask()
 		}
+	}
+	if *ninv < 0 {
+		return usagef(fs, "conseq: --invariants must be at least 0, got %d", *ninv)
 	}
 	if *timeout == 0 {
 		return usagef(fs, "conseq: --timeout must be at least 1 cycle")
@@ -113,6 +119,28 @@ pruned, not forced) and the park points that reproduce it.`)
 	}
 	if seed != first {
 		fmt.Fprintf(w, "tracing seed %d instead, the first that passes\n", seed)
+	}
+	if *ninv > 0 {
+		trainer := conseq.NewTrainer(tg.prog, conseq.TrainOptions{MinRuns: min(*ninv, 5)})
+		for ts := seed + 1; ; ts++ {
+			if passed, failed := trainer.Runs(); passed == *ninv {
+				break
+			} else if passed+failed >= maxSeedTries {
+				return fmt.Errorf("conseq: %s: only %d passing runs in %d training seeds", tg.prog.Name, passed, maxSeedTries)
+			}
+			r, err := sim.Run(tg.cfg, tg.prog, ts, sim.WithObserver(trainer.Kinds(), trainer))
+			if err != nil {
+				return err
+			}
+			trainer.EndRun(r.Outcome == "pass")
+		}
+		cfg.Invariants = trainer.Invariants()
+		fmt.Fprintf(w, "invariants: %d from %d passing training runs (seeds from %d)\n", len(cfg.Invariants), *ninv, seed+1)
+		// The traced run must record the invariants' reads too.
+		rec = a.NewTraceRecorder(cfg)
+		if _, err := sim.Run(tg.cfg, tg.prog, seed, sim.WithObserver(rec.Kinds(), rec)); err != nil {
+			return err
+		}
 	}
 	out := a.Analyse(rec, cfg)
 	st := out.Trace

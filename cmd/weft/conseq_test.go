@@ -18,6 +18,11 @@ func TestConseqCommand(t *testing.T) {
 	if !strings.Contains(out, "seed 1 fails") || !strings.Contains(out, "tracing seed 2 instead") {
 		t.Errorf("a failing seed was not skipped:\n%s", out)
 	}
+	// ConSeq-Daikon: Aget1 is beyond MaxDistance; learned invariants find it.
+	out, _ = mustWeft(t, "conseq", "-w", "cq-aget1", "--invariants", "10", "--test")
+	if !strings.Contains(out, "INV site at pc 87") || !strings.Contains(out, "tester: bug: wrong_output") {
+		t.Errorf("weft conseq -w cq-aget1 --invariants 10 --test:\n%s", out)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -27,6 +32,7 @@ func TestConseqCommand(t *testing.T) {
 		{[]string{"conseq", "-w", "cq-trans", "--model", "bytes"}, "--model must be statement or instruction"},
 		{[]string{"conseq", "-w", "cq-trans", "--sites", "ASS,MEM"}, `unknown site kind "MEM"`},
 		{[]string{"conseq", "-w", "no-such-kernel"}, "no-such-kernel"},
+		{[]string{"conseq", "-w", "cq-trans", "--invariants", "-1"}, "--invariants must be at least 0"},
 	} {
 		_, errOut, code := weft(t, c.args...)
 		if code == 0 || !strings.Contains(errOut, c.want) {

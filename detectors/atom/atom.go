@@ -1,7 +1,7 @@
 // Package atom is the Atom column of ConSeq's comparison (Zhang et al.,
 // ASPLOS 2011, Table 3): CTrigger-style prediction (Park, Lu and Zhou,
 // ASPLOS 2009) of single-variable unserializable interleavings from one
-// run, which need not have failed.
+// run, which need not have failed, that the run did not exercise.
 //
 // For every thread T and word m, each pair of consecutive accesses (p, c)
 // by T to m (no other access of T to m between them in T's program order)
@@ -18,11 +18,25 @@
 //   - (p, x, c) is unserializable (local, remote, local): R-W-R, W-W-R,
 //     R-W-W or W-R-W (avio.Unserializable).
 //
-// x may come before p, between p and c, or after c in the observed run:
-// the interleaving is predicted, not seen. Each static triple is reported
-// once per run as a finding of kind "RWR", "WWR", "RWW" or "WRW", with PCs
-// [p, x, c], the word of its first occurrence as Addr and score 1, sorted
-// with core.CompareFindings (a cas reads when it fails and writes when it
+// x may come before p, between p and c, or after c in the traced run: the
+// interleaving is predicted. As in CTrigger, only interleavings the run
+// did not exercise are reported: a static triple (the PCs of p, x and c
+// and whether each writes) is observed when some dynamic instance ran in
+// that order, x of another thread between p and c in the event stream and
+// p and c consecutive accesses of their thread to the word; a run that
+// exercised it and passed shows it benign. Observation is judged per
+// static triple, not per dynamic instance: once any instance is observed,
+// the triple is not reported, however many other instances were only
+// predicted, and whether it was observed before or after it was predicted.
+// Observation is exact, not bounded by Options.History: per word, each
+// thread keeps the distinct (PC, write) of the other threads' accesses
+// since its own last access, at most the static accesses to the word.
+// Options.ReportObserved reports every predicted triple instead.
+//
+// Each static triple is reported once per run as a finding of kind "RWR",
+// "WWR", "RWW" or "WRW", with PCs [p, x, c], the word of its first
+// predicted occurrence as Addr and score 1, sorted with
+// core.CompareFindings (a cas reads when it fails and writes when it
 // stores, so its PCs can make two triples of different kinds).
 //
 // Memory is bounded: per word, the detector keeps each thread's last
@@ -62,6 +76,11 @@ type Options struct {
 	// History is the number of each thread's latest accesses to a word
 	// that are kept (0: DefaultHistory; at least 2 for any pair).
 	History int
+	// ReportObserved reports every predicted triple, including those the
+	// run exercised (x between p and c in the event stream). The default,
+	// false, is CTrigger's rule: a triple observed in the run is benign and
+	// not reported.
+	ReportObserved bool
 }
 
 // Validate reports bad options.
@@ -80,10 +99,20 @@ type acc struct {
 	held  *race.Held
 }
 
-// hist is one thread's latest accesses to a word, oldest first.
+// remote is a static access by another thread: its PC and whether it
+// wrote.
+type remote struct {
+	pc    int32
+	write bool
+}
+
+// hist is one thread's latest accesses to a word, oldest first, and the
+// distinct static accesses of other threads to the word since its last
+// one (unordered).
 type hist struct {
-	tid  int
-	accs []acc
+	tid   int
+	accs  []acc
+	since []remote
 }
 
 // word is the shadow state of one data word: one history per thread that
@@ -92,7 +121,7 @@ type word struct {
 	threads []hist
 }
 
-// tripleKey identifies a reported triple.
+// tripleKey identifies a static triple.
 type tripleKey struct {
 	p, x, c int32
 	kinds   uint8 // bit 2: p writes, bit 1: x writes, bit 0: c writes
@@ -107,7 +136,10 @@ type Detector struct {
 	locks    *race.Locks
 	words    map[uint64]*word
 	hi       uint64 // the highest word address accessed, +1 (0: none)
+	all      bool   // Options.ReportObserved
 	seen     map[tripleKey]struct{}
+	observed map[tripleKey]struct{}
+	keys     []tripleKey // of findings, index for index
 	findings []core.Finding
 }
 
@@ -125,12 +157,14 @@ func New(prog *isa.Program, opts Options) (*Detector, error) {
 		k = DefaultHistory
 	}
 	return &Detector{
-		prog:   prog,
-		k:      k,
-		clocks: race.NewClocks(),
-		locks:  race.NewLocks(),
-		words:  map[uint64]*word{},
-		seen:   map[tripleKey]struct{}{},
+		prog:     prog,
+		k:        k,
+		clocks:   race.NewClocks(),
+		locks:    race.NewLocks(),
+		words:    map[uint64]*word{},
+		all:      opts.ReportObserved,
+		seen:     map[tripleKey]struct{}{},
+		observed: map[tripleKey]struct{}{},
 	}, nil
 }
 
@@ -145,12 +179,18 @@ func (d *Detector) Kinds() core.KindMask {
 		race.ClockKinds() | race.LockKinds()
 }
 
-// Findings returns the triples found so far, sorted with
-// core.CompareFindings.
+// Findings returns the triples predicted so far and (unless
+// Options.ReportObserved) not observed so far, sorted with
+// core.CompareFindings. A triple returned before the end of a run may be
+// missing from a later call, once the run has exercised it.
 func (d *Detector) Findings() []core.Finding {
-	fs := slices.Clone(d.findings)
-	for i := range fs {
-		fs[i].PCs = slices.Clone(fs[i].PCs)
+	var fs []core.Finding
+	for i, f := range d.findings {
+		if _, ok := d.observed[d.keys[i]]; ok && !d.all {
+			continue
+		}
+		f.PCs = slices.Clone(f.PCs)
+		fs = append(fs, f)
 	}
 	slices.SortFunc(fs, core.CompareFindings)
 	return fs
@@ -198,7 +238,8 @@ func (d *Detector) crash(t int, e *core.Event) {
 }
 
 // access checks one access by thread t, first as the closing access c of
-// t's pair with its previous access to the word, then as the remote
+// t's pair with its previous access to the word (marking the triples with
+// the other threads' accesses since then observed), then as the remote
 // access x of every other thread's remembered pairs, and remembers it.
 func (d *Detector) access(t int, a uint64, pc int32, write bool) {
 	if a < isa.DataBase || a%isa.WordBytes != 0 {
@@ -220,6 +261,11 @@ func (d *Detector) access(t int, a uint64, pc int32, write bool) {
 	if mine >= 0 {
 		if n := len(w.threads[mine].accs); n > 0 {
 			p := &w.threads[mine].accs[n-1]
+			for _, x := range w.threads[mine].since {
+				if avio.Unserializable(p.write, x.write, write) {
+					d.observed[key(p.pc, p.write, x.pc, x.write, pc, write)] = struct{}{}
+				}
+			}
 			for _, h := range w.threads {
 				if h.tid == t {
 					continue
@@ -230,12 +276,17 @@ func (d *Detector) access(t int, a uint64, pc int32, write bool) {
 			}
 		}
 	}
-	for _, h := range w.threads {
+	r := remote{pc: pc, write: write}
+	for j := range w.threads {
+		h := &w.threads[j]
 		if h.tid == t {
 			continue
 		}
 		for i := 0; i+1 < len(h.accs); i++ {
 			d.check(a, h.tid, &h.accs[i], &h.accs[i+1], t, &cur)
+		}
+		if !slices.Contains(h.since, r) {
+			h.since = append(h.since, r)
 		}
 	}
 	if mine < 0 {
@@ -243,6 +294,7 @@ func (d *Detector) access(t int, a uint64, pc int32, write bool) {
 		mine = len(w.threads) - 1
 	}
 	h := &w.threads[mine]
+	h.since = h.since[:0]
 	if len(h.accs) < d.k {
 		h.accs = append(h.accs, cur)
 	} else {
@@ -266,11 +318,12 @@ func (d *Detector) check(a uint64, lt int, p, c *acc, rt int, x *acc) {
 			return
 		}
 	}
-	k := tripleKey{p: p.pc, x: x.pc, c: c.pc, kinds: b2k(p.write)<<2 | b2k(x.write)<<1 | b2k(c.write)}
+	k := key(p.pc, p.write, x.pc, x.write, c.pc, c.write)
 	if _, ok := d.seen[k]; ok {
 		return
 	}
 	d.seen[k] = struct{}{}
+	d.keys = append(d.keys, k)
 	kind := letter(p.write) + letter(x.write) + letter(c.write)
 	d.findings = append(d.findings, core.Finding{
 		Detector: "atom",
@@ -281,6 +334,11 @@ func (d *Detector) check(a uint64, lt int, p, c *acc, rt int, x *acc) {
 		Message: fmt.Sprintf("%s on %s: thread %d's %s (pc %d) and %s (pc %d) can be interleaved by thread %d's %s (pc %d)",
 			kind, d.prog.DescribeAddr(a), lt, verb(p.write), p.pc, verb(c.write), c.pc, rt, verb(x.write), x.pc),
 	})
+}
+
+// key returns the static triple of p, x and c.
+func key(p int32, pw bool, x int32, xw bool, c int32, cw bool) tripleKey {
+	return tripleKey{p: p, x: x, c: c, kinds: b2k(pw)<<2 | b2k(xw)<<1 | b2k(cw)}
 }
 
 func b2k(b bool) uint8 {

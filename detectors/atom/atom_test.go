@@ -83,7 +83,9 @@ func check(t *testing.T, fs []core.Finding, want ...[]int32) {
 // TestPatterns: thread 1 accesses m twice (p at pc 10, c at pc 11), thread
 // 2 once (x at pc 20), with no order between the threads; x before p,
 // between p and c, or after c. Exactly the four unserializable cases are
-// reported, as [p, x, c] with their kind, wherever x falls in the run.
+// predicted, as [p, x, c] with their kind, wherever x falls in the run;
+// by default those where x fell between p and c (observed) are not
+// reported, and with ReportObserved they are.
 func TestPatterns(t *testing.T) {
 	for k := 0; k < 8; k++ {
 		pw, xw, cw := k&4 != 0, k&2 != 0, k&1 != 0
@@ -98,11 +100,17 @@ func TestPatterns(t *testing.T) {
 			{"x last", []core.Event{p, c, x}},
 		} {
 			t.Run(kind+" "+order.name, func(t *testing.T) {
-				fs := run(t, atom.Options{}, order.evs...)
 				if !avio.Unserializable(pw, xw, cw) {
-					check(t, fs)
+					check(t, run(t, atom.Options{}, order.evs...))
+					check(t, run(t, atom.Options{ReportObserved: true}, order.evs...))
 					return
 				}
+				if order.name == "x between" {
+					check(t, run(t, atom.Options{}, order.evs...))
+				} else {
+					check(t, run(t, atom.Options{}, order.evs...), []int32{10, 20, 11})
+				}
+				fs := run(t, atom.Options{ReportObserved: true}, order.evs...)
 				check(t, fs, []int32{10, 20, 11})
 				if len(fs) == 1 {
 					f := fs[0]
@@ -124,6 +132,9 @@ func TestPatterns(t *testing.T) {
 	}
 }
 
+// TestRules: the rules of prediction (happens-before, mutual exclusion,
+// consecutive pairs, what is data), with ReportObserved so that triples
+// the stream exercised count too (TestObserved checks the default).
 func TestRules(t *testing.T) {
 	rwr := []int32{10, 20, 11}
 	cases := []struct {
@@ -160,9 +171,89 @@ func TestRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			check(t, run(t, atom.Options{}, c.evs...), c.want...)
+			check(t, run(t, atom.Options{ReportObserved: true}, c.evs...), c.want...)
 		})
 	}
+}
+
+// TestObserved: a static triple that ran in the order p, x, c (x between
+// two consecutive accesses p and c of another thread to the word) is not
+// reported by default, whichever of its instances ran so and whenever; it
+// is with ReportObserved. want lists the default's triples, all those
+// with ReportObserved.
+func TestObserved(t *testing.T) {
+	rwr := []int32{10, 20, 11}
+	cases := []struct {
+		name      string
+		opts      atom.Options
+		evs       []core.Event
+		want, all [][]int32
+	}{
+		{"observed", atom.Options{}, []core.Event{rd(1, 10), wr(2, 20), rd(1, 11)}, nil, [][]int32{rwr}},
+		{"the same accesses could only interleave", atom.Options{}, []core.Event{rd(1, 10), rd(1, 11), wr(2, 20)}, [][]int32{rwr}, [][]int32{rwr}},
+		{"x before p", atom.Options{}, []core.Event{wr(2, 20), rd(1, 10), rd(1, 11)}, [][]int32{rwr}, [][]int32{rwr}},
+		{"observed in two sections of a lock", atom.Options{}, []core.Event{lock(1, l1), rd(1, 10), unlock(1, l1), lock(2, l1), wr(2, 20), unlock(2, l1), lock(1, l1), rd(1, 11), unlock(1, l1)}, nil, [][]int32{rwr}},
+		// Per static triple: the second instance of (10, 20, 11) ran in
+		// order, the first was only predicted; so did (11, 20, 10) and (20,
+		// 10, 20), not (20, 11, 20).
+		{"one observed instance hides the triple", atom.Options{},
+			[]core.Event{rd(1, 10), rd(1, 11), wr(2, 20), rd(1, 10), wr(2, 20), rd(1, 11)},
+			[][]int32{{20, 11, 20}}, [][]int32{rwr, {11, 20, 10}, {20, 10, 20}, {20, 11, 20}}},
+		// Only consecutive accesses: 20 falls between 10 and 11 with 12 in
+		// between, which observes (10, 20, 12) and not (10, 20, 11),
+		// predicted from the later pair.
+		{"p and c must be consecutive", atom.Options{},
+			[]core.Event{rd(1, 10), wr(2, 20), rd(1, 12), rd(1, 11), rd(1, 10), rd(1, 11)},
+			[][]int32{rwr, {11, 20, 10}, {12, 20, 11}}, [][]int32{rwr, {10, 20, 12}, {11, 20, 10}, {12, 20, 11}}},
+		{"another word is not between", atom.Options{},
+			[]core.Event{rd(1, 10), {Kind: core.KindWrite, Thread: 2, PC: 20, Addr: m + 8}, rd(1, 11), wr(2, 20)},
+			[][]int32{rwr}, [][]int32{rwr}},
+		{"sync accesses are not between", atom.Options{},
+			[]core.Event{rd(1, 10), {Kind: core.KindWrite, Thread: 2, PC: 20, Addr: m, Flags: core.FlagSync}, rd(1, 11), wr(2, 20)},
+			[][]int32{rwr}, [][]int32{rwr}},
+		// A failed cas reads: R-R-R is not the R-W-R the later store
+		// predicts.
+		{"kinds are part of the triple", atom.Options{},
+			[]core.Event{rd(1, 10), {Kind: core.KindRMW, Thread: 2, PC: 20, Addr: m}, rd(1, 11), {Kind: core.KindRMW, Thread: 2, PC: 20, Addr: m, Words: [4]uint64{0, 1}}},
+			[][]int32{rwr}, [][]int32{rwr}},
+		// Observation does not depend on the history: thread 2's write is
+		// out of its 2-access history when thread 1's pair closes, so the
+		// first instance predicts nothing, but it is observed, and the
+		// instance predicted at the end is not reported.
+		{"observation beyond the history", atom.Options{History: 2},
+			[]core.Event{rd(1, 10), wr(2, 20), rd(2, 21), rd(2, 21), rd(2, 21), rd(1, 11), rd(1, 10), rd(1, 11), wr(2, 20)},
+			nil, [][]int32{rwr}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			check(t, run(t, c.opts, c.evs...), c.want...)
+			all := c.opts
+			all.ReportObserved = true
+			check(t, run(t, all, c.evs...), c.all...)
+		})
+	}
+}
+
+// TestObservedLater: a triple predicted before it is observed is in the
+// findings until it is, and not after.
+func TestObservedLater(t *testing.T) {
+	d, err := atom.New(nil, atom.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := func(evs ...core.Event) {
+		for _, e := range evs {
+			if d.Kinds().Has(e.Kind) {
+				d.Observe(&e)
+			}
+		}
+	}
+	feed(spawn(0, 1), spawn(0, 2), rd(1, 10), rd(1, 11), wr(2, 20))
+	check(t, d.Findings(), []int32{10, 20, 11})
+	// (11, 20, 10) and (20, 10, 20) are observed too; (20, 11, 20) is
+	// only predicted.
+	feed(rd(1, 10), wr(2, 20), rd(1, 11))
+	check(t, d.Findings(), []int32{20, 11, 20})
 }
 
 // TestHistory: thread 2 writes m, then reads it three times; thread 1's
@@ -186,9 +277,10 @@ func TestHistory(t *testing.T) {
 
 // TestBadInput: out-of-range threads, unaligned or low addresses, unknown
 // joins, enormous or negative frees and crashes at unknown PCs are ignored
-// or bounded, never a panic.
+// or bounded, never a panic (with ReportObserved: the free falls between
+// the reads).
 func TestBadInput(t *testing.T) {
-	fs := run(t, atom.Options{},
+	fs := run(t, atom.Options{ReportObserved: true},
 		core.Event{Kind: core.KindRead, Thread: -1, PC: 1, Addr: m},
 		core.Event{Kind: core.KindRead, Thread: 1 << 20, PC: 2, Addr: m},
 		core.Event{Kind: core.KindRead, Thread: 1, PC: 3, Addr: m + 3},

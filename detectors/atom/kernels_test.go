@@ -13,42 +13,50 @@ import (
 	"weft/workloads"
 )
 
-// cqAtom says, for every cq-* kernel, whether Atom catches its bug in one
-// passing run (a finding involves an @bug instruction): what the detector
-// gives, and where that differs from the Atom column of ConSeq's Table 3
-// (FFT, MySQL1, Moz2 and MySQL3 only), why.
+// cqAtom is, for every cq-* kernel's first passing seed, what Atom gives:
+// its findings, those that involve no @bug instruction (Table 4's false
+// positives), whether it catches the bug (a finding involves an @bug
+// instruction), the same three with ReportObserved (every predicted
+// triple, including those the run exercised), whether the Atom column of
+// ConSeq's Table 3 catches it (FFT, MySQL1, Moz2 and MySQL3 only), and
+// why.
 var cqAtom = map[string]struct {
-	catch, paper bool
-	why          string
+	findings, noBug int
+	catch           bool
+	all, allNoBug   int
+	allCatch        bool
+	paper           bool
+	why             string
 }{
-	"cq-fft":      {true, true, "R-W-W on transtime: the local load and store in two critical sections, a remote store between"},
-	"cq-mysql1":   {true, true, "W-R-W on log_type: the close and the reopen in two critical sections, the insert's read between"},
-	"cq-moz2":     {true, true, "R-W-R on free_count: the unlocked test and take, a remote pop between"},
-	"cq-mysql3":   {true, true, "R-W-W on log_space_total: an unlocked read-modify-write, a remote store between"},
-	"cq-moz1":     {false, false, "no thread touches runningUrl or InProgress twice"},
-	"cq-trans":    {false, false, "each thread touches bandwidth once"},
-	"cq-moz3":     {false, false, "no thread touches mCount or mArray twice"},
-	"cq-click":    {false, false, "the driver's read of _depth falls only between the router's store and its next load (W-R-R, serializable); the one finding, R-W-R on the stop flag, has no @bug"},
-	"cq-cherokee": {false, false, "the workers only store the cached time (W-W-W) and main reads it after the joins"},
+	"cq-fft":      {1, 0, true, 2, 0, true, true, "R-W-W on transtime: the local load and store in two critical sections, a remote store between, which the run did not exercise"},
+	"cq-mysql1":   {1, 0, true, 4, 1, true, true, "W-R-W on log_type: the close and the reopen in two critical sections, the insert's read between, which the run did not exercise"},
+	"cq-moz2":     {7, 0, true, 11, 0, true, true, "R-W-R on free_count: the unlocked test and take, a remote pop between"},
+	"cq-mysql3":   {2, 0, true, 5, 1, true, true, "R-W-W on log_space_total: an unlocked read-modify-write, a remote store between"},
+	"cq-moz1":     {0, 0, false, 0, 0, false, false, "no thread touches runningUrl or InProgress twice"},
+	"cq-trans":    {0, 0, false, 0, 0, false, false, "each thread touches bandwidth once"},
+	"cq-moz3":     {0, 0, false, 0, 0, false, false, "no thread touches mCount or mArray twice"},
+	"cq-click":    {0, 0, false, 1, 1, false, false, "the driver's read of _depth falls only between the router's store and its next load (W-R-R, serializable); the R-W-R on the stop flag (no @bug) ran in the run, so is not reported"},
+	"cq-cherokee": {0, 0, false, 0, 0, false, false, "the workers only store the cached time (W-W-W) and main reads it after the joins"},
+	"cq-aget1":    {0, 0, false, 1, 0, true, false, "the W-W-R on bwritten across two of a worker's critical sections (its store, another worker's store, its next load; all @bug) ran in the run, so is benign and not reported; the multi-variable bug is not a single-variable triple"},
+	"cq-mysql4":   {1, 1, false, 2, 1, true, false, "the W-W-R on refresh_pending (the client's S1, the handler's clear, the client's read) is the correct run's own order; left is R-W-W on request (the handler's last poll and its clear, the client's post between: infeasible, the poll loop ends only once the post is read), no @bug"},
 	// Rows that differ from the paper. The kernels expect Atom to report
 	// only the failing interleaving; a predictor reports every feasible
-	// unserializable triple, including the correct run's own order and
-	// benign ones, and a finding that merely involves an @bug instruction
+	// unserializable triple the run did not exercise, feasible under
+	// happens-before and mutual exclusion only (it does not follow values
+	// or flags), and a finding that merely involves an @bug instruction
 	// counts.
-	"cq-aget1":  {true, false, "W-W-R on bwritten across two of a worker's critical sections (its store, another worker's store, its next load): unserializable, benign, and both are @bug (S3); the multi-variable bug itself is not predicted"},
-	"cq-mysql2": {true, false, "W-W-R on pos: S1, the master's S2, S3 is the correct order, unserializable, so predicted; the failing S1→S3→S2 is serial"},
-	"cq-mysql4": {true, false, "W-W-R on refresh_pending: the client's S1, the handler's clear, the client's read is the correct order, predicted"},
-	"cq-oo":     {true, false, "W-W-R and R-W-R on the condition word: reset, the worker's set, the wait's reads is the correct order, predicted"},
+	"cq-mysql2": {3, 2, true, 10, 6, true, false, "W-W-R on pos: the master's S2 store, the slave's first S1 (pc 6), the master's next S2 load; never exercised and in fact infeasible (the master runs S2 only after a request, which that S1's section posts), but all three are @bug; the failing S1→S3→S2 is serial. The other two (on want) have no @bug"},
+	"cq-oo":     {1, 0, true, 4, 2, true, false, "W-W-R on the condition word: the UI thread's reset, the worker's set, the UI thread's first check; benign (the set lands before the first check, so the wait ends), and not exercised in this run, where every set came after a first check (the exercised R-W-R on the checks is not reported); all three are @bug. The failing set→reset→checks is serial"},
 }
 
-// TestConSeqKernels runs Atom on the first passing seed of every cq-*
-// kernel, as ConSeq traces one correct run, and checks the catches above
-// (the paper's Table 3 Atom column, 4 of the 11 rows, where the kernels
-// agree). It logs each kernel's finding count and the findings that
-// involve no @bug instruction (Table 4's false positives), and checks
-// that the default history loses nothing against an unbounded one.
+// TestConSeqKernels runs Atom, with the default options and with
+// ReportObserved, on the first passing seed of every cq-* kernel, as
+// ConSeq traces one correct run, and checks the table above: 6 catches,
+// the paper's 4 and MySQL2 and OO (8 with ReportObserved: also Aget1 and
+// MySQL4). It also checks that the default history loses nothing against
+// an unbounded one.
 func TestConSeqKernels(t *testing.T) {
-	n, caught, paper := 0, 0, 0
+	n, caught, allCaught, paper := 0, 0, 0, 0
 	for _, e := range workloads.List() {
 		if !strings.HasPrefix(e.Name, "cq-") {
 			continue
@@ -65,45 +73,65 @@ func TestConSeqKernels(t *testing.T) {
 		}
 		cfg, _ := sim.FitCores(configs.Default(), p)
 		bug := p.BugPCs()
+		score := func(fs []core.Finding) (noBug int, hit bool) {
+			for _, f := range fs {
+				if f.Involves(bug) {
+					hit = true
+				} else {
+					noBug++
+				}
+			}
+			return noBug, hit
+		}
 		for seed := uint64(1); ; seed++ {
 			if seed > 50 {
 				t.Fatalf("%s: no passing seed in 1..50", e.Name)
 			}
-			d, err := atom.New(p, atom.Options{})
-			if err != nil {
-				t.Fatal(err)
+			var ds []*atom.Detector
+			var obs []sim.Option
+			for _, o := range []atom.Options{{}, {History: 1 << 30}, {ReportObserved: true}, {ReportObserved: true, History: 1 << 30}} {
+				d, err := atom.New(p, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ds = append(ds, d)
+				obs = append(obs, sim.WithObserver(d.Kinds(), d))
 			}
-			unbounded, err := atom.New(p, atom.Options{History: 1 << 30})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := sim.Run(cfg, p, seed, sim.WithObserver(d.Kinds(), d), sim.WithObserver(unbounded.Kinds(), unbounded))
+			r, err := sim.Run(cfg, p, seed, obs...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if r.Outcome != "pass" {
 				continue
 			}
-			fs := d.Findings()
-			if u := unbounded.Findings(); !reflect.DeepEqual(fs, u) {
-				t.Errorf("%s seed %d: %d findings with the default history, %d with an unbounded one", e.Name, seed, len(fs), len(u))
-			}
-			hit := slices.ContainsFunc(fs, func(f core.Finding) bool { return f.Involves(bug) })
-			fp := 0
-			for _, f := range fs {
-				if !f.Involves(bug) {
-					fp++
+			fs, all := ds[0].Findings(), ds[2].Findings()
+			for i, u := range []*atom.Detector{ds[1], ds[3]} {
+				if u := u.Findings(); !reflect.DeepEqual([][]core.Finding{fs, all}[i], u) {
+					t.Errorf("%s seed %d (ReportObserved %v): %d findings with the default history, %d with an unbounded one", e.Name, seed, i == 1, len([][]core.Finding{fs, all}[i]), len(u))
 				}
 			}
-			t.Logf("%-12s seed %d: %d findings, %d without @bug; catches the bug: %v (paper: %v)", e.Name, seed, len(fs), fp, hit, want.paper)
+			noBug, hit := score(fs)
+			allNoBug, allHit := score(all)
+			t.Logf("%-12s seed %d: %d findings, %d without @bug, catches the bug: %v; ReportObserved: %d, %d, %v (paper: %v)", e.Name, seed, len(fs), noBug, hit, len(all), allNoBug, allHit, want.paper)
 			if hit {
 				caught++
+			}
+			if allHit {
+				allCaught++
 			}
 			if hit && want.paper {
 				paper++
 			}
-			if hit != want.catch {
-				t.Errorf("%s seed %d: catches %v, want %v (%s); findings %v", e.Name, seed, hit, want.catch, want.why, fs)
+			if len(fs) != want.findings || noBug != want.noBug || hit != want.catch {
+				t.Errorf("%s seed %d: %d findings, %d without @bug, catches %v; want %d, %d, %v (%s); findings %v", e.Name, seed, len(fs), noBug, hit, want.findings, want.noBug, want.catch, want.why, fs)
+			}
+			if len(all) != want.all || allNoBug != want.allNoBug || allHit != want.allCatch {
+				t.Errorf("%s seed %d, ReportObserved: %d findings, %d without @bug, catches %v; want %d, %d, %v", e.Name, seed, len(all), allNoBug, allHit, want.all, want.allNoBug, want.allCatch)
+			}
+			for _, f := range fs {
+				if !slices.ContainsFunc(all, func(g core.Finding) bool { return reflect.DeepEqual(f, g) }) {
+					t.Errorf("%s seed %d: %v is not among the ReportObserved findings", e.Name, seed, f)
+				}
 			}
 			break
 		}
@@ -111,7 +139,7 @@ func TestConSeqKernels(t *testing.T) {
 	if n != len(cqAtom) {
 		t.Errorf("%d cq-* kernels, want %d", n, len(cqAtom))
 	}
-	if caught != 8 || paper != 4 {
-		t.Errorf("Atom catches %d kernels (8 expected: the paper's 4 and Aget1, MySQL2, MySQL4, OO), of them %d of the paper's 4", caught, paper)
+	if caught != 6 || paper != 4 || allCaught != 8 {
+		t.Errorf("Atom catches %d kernels (6 expected: the paper's 4 and MySQL2, OO), of them %d of the paper's 4; %d with ReportObserved (8 expected: also Aget1, MySQL4)", caught, paper, allCaught)
 	}
 }

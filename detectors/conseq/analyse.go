@@ -25,6 +25,10 @@ type Config struct {
 	NoValuePruning bool
 	// NoCondition skips the error-condition evaluation.
 	NoCondition bool
+	// Invariants are INV sites: each invariant's read is a critical read
+	// of its own site (distance 0), and an alternative write is reported
+	// when its value breaks the invariant (Trainer learns them).
+	Invariants []Invariant
 }
 
 // Ref is one dynamic access of a report.
@@ -198,6 +202,11 @@ func (a *Analysis) NewTraceRecorder(cfg Config) *Recorder {
 				crit[r.PC] = true
 			}
 		}
+		for _, v := range cfg.Invariants {
+			if v.PC >= 0 && int(v.PC) < len(crit) {
+				crit[v.PC] = true
+			}
+		}
 	}
 	var spins []SpinLoop
 	if !cfg.NoAdHocSync {
@@ -205,8 +214,53 @@ func (a *Analysis) NewTraceRecorder(cfg Config) *Recorder {
 		if spins == nil {
 			spins = []SpinLoop{}
 		}
+		// A spin loop's flag reads are recorded for their edges.
+		for _, sp := range spins {
+			for _, pc := range sp.Reads {
+				if crit != nil {
+					crit[pc] = true
+				}
+			}
+		}
 	}
-	return NewRecorder(a.Prog, crit, spins)
+	var watch []bool
+	heap := false
+	if crit != nil {
+		// Record only the words the critical reads may touch: their
+		// abstract locations (every word when one may touch any).
+		watch = make([]bool, len(a.Prog.Data))
+	pcs:
+		for pc, c := range crit {
+			if !c || !isRead(a.Prog.Instrs[pc].Op) {
+				continue
+			}
+			for _, l := range a.g.addrOf(int32(pc)) {
+				switch l.kind {
+				case locExact:
+					if i := (uint64(l.v) - isa.DataBase) / isa.WordBytes; uint64(l.v) >= isa.DataBase && i < uint64(len(watch)) {
+						watch[i] = true
+					} else {
+						heap = true
+					}
+				case locSym:
+					sym := a.Prog.Symbols[l.v]
+					for w := 0; w < sym.Words; w++ {
+						if i := (sym.Addr-isa.DataBase)/isa.WordBytes + uint64(w); i < uint64(len(watch)) {
+							watch[i] = true
+						}
+					}
+				case locHeap:
+					heap = true
+				default:
+					watch = nil
+					break pcs
+				}
+			}
+		}
+	}
+	rec := NewRecorder(a.Prog, crit, spins)
+	rec.watch, rec.watchHeap = watch, heap
+	return rec
 }
 
 // siteRead is one (site, distance) a critical read belongs to.
@@ -229,9 +283,23 @@ type siteRead struct {
 func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 	res := &Result{Trace: rec.Stats(), SpinLoops: len(rec.spinBody)}
 	byPC := map[int32][]siteRead{}
+	sites := make([]Site, 0, len(a.Sites)+len(cfg.Invariants))
 	for i, s := range a.Sites {
+		sites = append(sites, s.Site)
 		for _, r := range s.Reads {
 			byPC[r.PC] = append(byPC[r.PC], siteRead{site: i, dist: r.Distance})
+		}
+	}
+	invOf := map[int]*Invariant{}
+	if !a.Options.Disabled.Has(INV) {
+		for k := range cfg.Invariants {
+			v := &cfg.Invariants[k]
+			if v.PC < 0 || int(v.PC) >= len(a.Prog.Instrs) {
+				continue
+			}
+			invOf[len(sites)] = v
+			byPC[v.PC] = append(byPC[v.PC], siteRead{site: len(sites)})
+			sites = append(sites, Site{PC: v.PC, Kind: INV, Loop: -1})
 		}
 	}
 	// next[i] is the thread's next access after i (-1: none).
@@ -265,6 +333,32 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 		return pc >= 0 && int(pc) < len(body) && body[pc]
 	}
 	ev := newEvaluator(a.Prog)
+	// groups returns a word's writes grouped by PC (in first-write order),
+	// so a decided static triple skips all its executions at once.
+	type pcGroup struct {
+		pc  int32
+		idx []int32
+	}
+	grouped := map[uint64][]pcGroup{}
+	groups := func(addr uint64) []pcGroup {
+		if g, ok := grouped[addr]; ok {
+			return g
+		}
+		var g []pcGroup
+		at := map[int32]int{}
+		for _, j := range rec.writes[addr] {
+			pc := rec.acc[j].pc
+			k, ok := at[pc]
+			if !ok {
+				k = len(g)
+				at[pc] = k
+				g = append(g, pcGroup{pc: pc})
+			}
+			g[k].idx = append(g[k].idx, j)
+		}
+		grouped[addr] = g
+		return g
+	}
 	// seen maps a static triple to its report; a report whose condition
 	// only may be violated gives way to a later execution that violates
 	// it.
@@ -304,7 +398,11 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 		for _, sr := range srs {
 			site := Site{PC: -1, Kind: NumKinds, Loop: -1}
 			if sr.site >= 0 {
-				site = a.Sites[sr.site].Site
+				site = sites[sr.site]
+			}
+			inv := invOf[sr.site]
+			if inv != nil && r.addr != inv.Addr {
+				continue // the invariant is about another word
 			}
 			if site.Kind == LOOP && !lastBeforeExit(rec, next, int32(i), func(pc int32) bool { return inLoop(site.Loop, pc) }) {
 				continue
@@ -315,6 +413,12 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 			}
 			mem := func(addr uint64) int64 { return rec.valueBefore(addr, int32(i)) }
 			check := func(alt int64) (string, bool) {
+				if inv != nil {
+					if cfg.NoCondition || !inv.Holds(alt, mem) {
+						return "violated", true
+					}
+					return "", false
+				}
 				if cfg.Base || cfg.NoCondition || site.Kind == OUT {
 					return "", true
 				}
@@ -326,30 +430,35 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 				}
 				return "", false
 			}
-			for _, j := range rec.writes[r.addr] {
-				if j == r.src {
+			for _, g := range groups(r.addr) {
+				if decided([3]int32{site.PC, r.pc, g.pc}) {
 					continue
 				}
-				alt := &rec.acc[j]
-				if decided([3]int32{site.PC, r.pc, alt.pc}) {
-					continue
+				for _, j := range g.idx {
+					if j == r.src {
+						continue
+					}
+					alt := &rec.acc[j]
+					if !feasible(w, alt, r) {
+						continue
+					}
+					if !cfg.NoValuePruning && alt.value == r.value {
+						continue
+					}
+					if site.Kind == LOOP && w != nil && hb(alt, w) {
+						continue
+					}
+					cond, ok := check(alt.value)
+					if !ok {
+						continue
+					}
+					put(Report{Site: site, Distance: sr.dist, Addr: r.addr,
+						R: ref(rec, int32(i)), W: ref(rec, r.src), Alt: ref(rec, j),
+						SameThread: alt.thread == r.thread, Condition: cond})
+					if cond != "may be violated" {
+						break // decided: the triple's other executions add nothing
+					}
 				}
-				if !feasible(w, alt, r) {
-					continue
-				}
-				if !cfg.NoValuePruning && alt.value == r.value {
-					continue
-				}
-				if site.Kind == LOOP && w != nil && hb(alt, w) {
-					continue
-				}
-				cond, ok := check(alt.value)
-				if !ok {
-					continue
-				}
-				put(Report{Site: site, Distance: sr.dist, Addr: r.addr,
-					R: ref(rec, int32(i)), W: ref(rec, r.src), Alt: ref(rec, j),
-					SameThread: alt.thread == r.thread, Condition: cond})
 			}
 			// The uninitialised-read extension.
 			if decided([3]int32{site.PC, r.pc, -1}) {

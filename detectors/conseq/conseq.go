@@ -53,11 +53,14 @@ const (
 	ERR
 	// LOOP is a loop-exit branch: an infinite loop.
 	LOOP
+	// INV is a global read with an invariant learned from training runs
+	// (Config.Invariants; Daikon in the paper): a broken invariant.
+	INV
 	// NumKinds is the number of site kinds.
 	NumKinds
 )
 
-var kindNames = [NumKinds]string{"OUT", "ASS", "ERR", "LOOP"}
+var kindNames = [NumKinds]string{"OUT", "ASS", "ERR", "LOOP", "INV"}
 
 // String returns the kind's Table 4 column name.
 func (k Kind) String() string {

@@ -126,8 +126,8 @@ func TestSiteKinds(t *testing.T) {
 			t.Errorf("LOOP read %d (%s) is outside the loop", pc, p.InstrText(pc))
 		}
 	}
-	// Per-kind switches.
-	for k := Kind(0); k < NumKinds; k++ {
+	// Per-kind switches (INV sites come from Config.Invariants only).
+	for k := Kind(0); k < INV; k++ {
 		b := analyze(t, p, Options{Disabled: k.Mask()})
 		for _, s := range b.Sites {
 			if s.Site.Kind == k {

@@ -251,3 +251,73 @@ func TestDeterministic(t *testing.T) {
 		prev = reps
 	}
 }
+
+// TestInvariantSiteAget1 checks ConSeq-Daikon on Aget1: missed at
+// MaxDistance 4, found with the invariants learned from 20 passing runs as
+// INV sites, and exposed by the tester.
+func TestInvariantSiteAget1(t *testing.T) {
+	p, err := workloads.Program("cq-aget1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := sim.FitCores(configs.Default(), p)
+	tr := NewTrainer(p, TrainOptions{})
+	traced := uint64(0)
+	for seed := uint64(1); ; seed++ {
+		res, err := sim.Run(cfg, p, seed, sim.WithObserver(tr.Kinds(), tr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.EndRun(res.Outcome == "pass")
+		if res.Outcome == "pass" && traced == 0 {
+			traced = seed
+		}
+		if n, _ := tr.Runs(); n == 20 {
+			break
+		}
+	}
+	invs := tr.Invariants()
+	a := analyze(t, p, Options{})
+	rec := a.NewTraceRecorder(Config{Invariants: invs})
+	if _, err := sim.Run(cfg, p, traced, sim.WithObserver(rec.Kinds(), rec)); err != nil {
+		t.Fatal(err)
+	}
+	plain := a.Analyse(rec, Config{})
+	withInv := a.Analyse(rec, Config{Invariants: invs})
+	count := func(res *Result) (bug, inv int) {
+		for _, r := range res.Reports {
+			if isBugReport(p, r) {
+				bug++
+			}
+			if r.Site.Kind == INV {
+				inv++
+			}
+		}
+		return
+	}
+	if b, _ := count(plain); b != 0 {
+		t.Errorf("without invariants: %d bug reports, want 0 (Aget1 is beyond MaxDistance)", b)
+	}
+	b, n := count(withInv)
+	if b == 0 {
+		t.Fatalf("with %d invariants: no bug report (%d INV reports)", len(invs), n)
+	}
+	tester, err := NewTester(cfg, p, traced, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exposed := false
+	for _, r := range withInv.Reports {
+		if r.Site.Kind == INV && isBugReport(p, r) {
+			res, err := tester.Test(a, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exposed = exposed || res.Failed
+		}
+	}
+	if !exposed {
+		t.Error("no INV bug report was exposed by the tester")
+	}
+	t.Logf("%d invariants; %d INV reports, %d of them the bug", len(invs), n, b)
+}

@@ -129,6 +129,12 @@ type Recorder struct {
 	spinLoopOf []int
 	spinBody   [][]bool // per recognised loop, the PCs of its body
 
+	// watch, when not nil, marks the data words the critical reads may
+	// touch (indexed from isa.DataBase); accesses to other words are not
+	// recorded. watchHeap says they may touch heap words too.
+	watch     []bool
+	watchHeap bool
+
 	acc     []access
 	writes  map[uint64][]int32 // per word, its writes in order
 	last    map[uint64]int32   // per word, its last write
@@ -289,6 +295,15 @@ func (r *Recorder) access(e *core.Event, s *threadState) {
 		return
 	}
 	a := e.Addr
+	if r.watch != nil {
+		if i := (a - isa.DataBase) / isa.WordBytes; a >= isa.DataBase && i < uint64(len(r.watch)) {
+			if !r.watch[i] {
+				return
+			}
+		} else if !r.watchHeap {
+			return
+		}
+	}
 	switch who, ok := r.sharers[a]; {
 	case !ok:
 		r.sharers[a] = e.Thread

@@ -92,9 +92,6 @@ func (o *cqOutcome) fps(kind conseq.Kind) int {
 	return n
 }
 
-// bugs counts the union's bug reports.
-func (o *cqOutcome) bugs() int { return len(o.reports) - o.fps(conseq.NumKinds) }
-
 // cqFindings is a comparison detector over a kernel's traced runs: the
 // union of its findings' keys, which of them involve the bug, and how many
 // runs caught it.
@@ -408,7 +405,7 @@ func runConseq(env Env) (*Report, error) {
 	}
 	var seedList []string
 	for _, k := range ks {
-		seedList = append(seedList, fmt.Sprintf("%s %s", k.kernel, cqSeeds(k.seeds)))
+		seedList = append(seedList, fmt.Sprintf("%s %s (%d failing skipped)", k.kernel, cqSeeds(k.seeds), k.failedSeeds))
 	}
 	return &Report{
 		Name:  "conseq",

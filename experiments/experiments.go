@@ -117,6 +117,7 @@ func List() []Experiment {
 		psetExperiment(),
 		falconExperiment(),
 		inferenceExperiment(),
+		conseqExperiment(),
 	}
 	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
 	return es

@@ -46,7 +46,7 @@ main:    spawn  r10, worker, r0
          join   r10
          join   r11
          lock   bogo_lock
-         ld     r2, bogo_now            # the final log line's time  (critical read, distance 1)
+         ld     r2, bogo_now    @bug    # the final log line's time  (critical read, distance 1)
          unlock bogo_lock
          out    r2                      # the OUT site
          exit

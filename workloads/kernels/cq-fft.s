@@ -87,7 +87,7 @@ update_stats: lock glock
 
 .func print_stats
 print_stats: lock glock
-         ld     r8, transtime           # critical read (distance 2 from the average's out)
+         ld     r8, transtime   @bug    # critical read (distance 2 from the average's out)
          unlock glock
          li     r2, 0
 ps_loop: shl    r3, r2, 3

@@ -147,7 +147,7 @@ func TestAllocsIndependentOfLength(t *testing.T) {
 // recorder, static analysis and offline analysis outside the timed run);
 // the ratio of bare's MIPS to another's is that mechanism's host cost.
 func BenchmarkDetectors(b *testing.B) {
-	for _, name := range append([]string{"bare"}, "hb", "lockset", "avio", "bbhw", "bbsw", "pset", "bbhw+pset", "falcon", "conseq") {
+	for _, name := range append([]string{"bare"}, "hb", "lockset", "avio", "bbhw", "bbsw", "pset", "bbhw+pset", "falcon", "conseq", "race", "atom") {
 		b.Run(name, func(b *testing.B) {
 			p, err := workloads.BenchMixed(8, benchInstrs).Program()
 			if err != nil {

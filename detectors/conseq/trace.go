@@ -1,6 +1,8 @@
 package conseq
 
 import (
+	"slices"
+
 	"weft/core"
 	"weft/isa"
 )
@@ -92,16 +94,22 @@ type access struct {
 	// pc the thread performed.
 	inst uint32
 	// src is, for a read, the index of the write it read from (-1: the
-	// initial image); for a write, -1.
+	// initial image); for a write, the word's previous write (-1: none).
 	src   int32
 	write bool
 }
 
 // wordInfo is one word's part of the trace.
 type wordInfo struct {
-	last   int32   // its last write plus one (0: none)
-	sharer int32   // the one thread that touched it plus one, -1 when two did, 0 none
-	writes []int32 // its writes in order
+	last   int32 // its last write plus one (0: none)
+	sharer int32 // the one thread that touched it plus one, -1 when two did, 0 none
+}
+
+// wordWrites is a word's writes in order, built after the run for the
+// word's last write then.
+type wordWrites struct {
+	last int32
+	list []int32
 }
 
 // accChunk is the number of accesses per chunk of the trace.
@@ -140,12 +148,25 @@ func (r *Recorder) word(a uint64, add bool) *wordInfo {
 	return w
 }
 
-// writesOf returns word a's writes in order.
+// writesOf returns word a's writes in order. A write's src links it to
+// the word's previous write, so the list is built on demand, after the
+// run, by following the links back from the last.
 func (r *Recorder) writesOf(a uint64) []int32 {
-	if w := r.word(a, false); w != nil {
-		return w.writes
+	w := r.word(a, false)
+	if w == nil || w.last == 0 {
+		return nil
 	}
-	return nil
+	c := r.built[a]
+	if c.last != w.last {
+		c.list = c.list[:0]
+		for j := w.last - 1; j >= 0; j = r.at(j).src {
+			c.list = append(c.list, j)
+		}
+		slices.Reverse(c.list)
+		c.last = w.last
+		r.built[a] = c
+	}
+	return c.list
 }
 
 // shared reports whether two threads touched word a.
@@ -232,8 +253,9 @@ type Recorder struct {
 	n        int32
 	vcs      []vclock
 	locksets []lockState
-	data     []wordInfo           // the data segment's words
-	heap     map[uint64]*wordInfo // heap words
+	data     []wordInfo            // the data segment's words
+	heap     map[uint64]*wordInfo  // heap words
+	built    map[uint64]wordWrites // words' write lists, built after the run
 	threads  []threadState
 	barrier  map[[2]uint64]vclock
 	signal   map[int32]vclock // per signalling thread, its clock at its last signal
@@ -258,7 +280,8 @@ const (
 // recognises the spin-flag loops spins finds (none when spins is nil).
 func NewRecorder(prog *isa.Program, critical []bool, spins []SpinLoop) *Recorder {
 	r := &Recorder{prog: prog, critical: critical, data: make([]wordInfo, len(prog.Data)), heap: map[uint64]*wordInfo{},
-		vcs: []vclock{nil}, locksets: []lockState{nil},
+		built: map[uint64]wordWrites{},
+		vcs:   []vclock{nil}, locksets: []lockState{nil},
 		barrier: map[[2]uint64]vclock{}, signal: map[int32]vclock{}, outcome: -1}
 	if spins != nil {
 		r.spinLoopOf = make([]int, len(prog.Instrs))
@@ -432,8 +455,7 @@ func (r *Recorder) access(e *core.Event, s *threadState) {
 	}
 	if write {
 		idx := r.push(access{thread: e.Thread, pc: pc, addr: a, value: e.Value, clk: s.clk, vc: vc,
-			locks: s.lsIdx, inst: inst, src: -1, write: true})
-		wi.writes = append(wi.writes, idx)
+			locks: s.lsIdx, inst: inst, src: wi.last - 1, write: true})
 		wi.last = idx + 1
 		r.records++
 	}

@@ -78,6 +78,21 @@ type Info struct {
 	New func(prog *isa.Program) Detector
 	// Learn, when not nil, builds the detector's multi-run learner.
 	Learn func() Learner
+	// Check, when not nil, reports what makes the detector's settings
+	// unusable on prog (e.g. a routine the program lacks), before a run.
+	Check func(prog *isa.Program) error
+}
+
+// CheckAll runs every detector's Check on prog.
+func CheckAll(infos []Info, prog *isa.Program) error {
+	for _, d := range infos {
+		if d.Check != nil {
+			if err := d.Check(prog); err != nil {
+				return fmt.Errorf("detector %s: %w", d.Name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // All returns every registered detector, in listing order.
@@ -135,7 +150,8 @@ func atomDetector(p *isa.Program) *atom.Detector {
 func ConSeq(cfg conseq.Config) Info {
 	return Info{Name: "conseq", Summary: "ConSeq: from each failure site's bounded slice ([conseq]: MaxDistance 4), the critical reads that could read another write's value and fail, per passing run (failing runs are not traced)",
 		Kinds: conseq.RecorderKinds,
-		New:   func(p *isa.Program) Detector { return conseq.NewDetector(p, cfg) }}
+		New:   func(p *isa.Program) Detector { return conseq.NewDetector(p, cfg) },
+		Check: func(p *isa.Program) error { _, err := conseq.Analyze(p, cfg.Options); return err }}
 }
 
 // Falcon returns the falcon detector with the given options and score

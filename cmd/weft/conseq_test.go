@@ -33,6 +33,7 @@ func TestConseqCommand(t *testing.T) {
 		{[]string{"conseq", "-w", "cq-trans", "--sites", "ASS,MEM"}, `unknown site kind "MEM"`},
 		{[]string{"conseq", "-w", "no-such-kernel"}, "no-such-kernel"},
 		{[]string{"conseq", "-w", "cq-trans", "--timeout", "0"}, "--timeout must be at least 1 cycle"},
+		{[]string{"run", "-w", "cq-fft", "--runs", "2", "--detectors", "conseq", "--set", `conseq.error_routines="nope"`}, `detector conseq: conseq: error routine "nope": no such code label in kernels/cq-fft.s`},
 		{[]string{"conseq", "-w", "cq-trans", "--set", "conseq.max_distance=99"}, "conseq.max_distance: must be from 1 to 64, got 99"},
 		{[]string{"conseq", "-w", "cq-trans", "--set", `conseq.error_routines="no_such_routine"`}, `error routine "no_such_routine": no such code label`},
 		{[]string{"conseq", "-w", "cq-trans", "--invariants", "-1"}, "--invariants must be from 0 to 10000, got -1"},

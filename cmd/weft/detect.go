@@ -230,6 +230,9 @@ func detectTrace(path string, infos []detectors.Info) (sim.Result, error) {
 		return sim.Result{}, err
 	}
 	infos = configureDetectors(infos, cfg)
+	if err := detectors.CheckAll(infos, prog); err != nil {
+		return sim.Result{}, fmt.Errorf("detect: the trace %s: %w", path, err)
+	}
 	if !h.Kinds.Has(core.KindRunEnd) {
 		return sim.Result{}, fmt.Errorf("detect: the trace %s did not record RunEnd, which detect needs for the run's outcome (record it with weft trace --kind ...,RunEnd, or record every kind)", path)
 	}

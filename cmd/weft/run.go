@@ -112,6 +112,9 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 		return usagef(fs, "run: %v", err)
 	}
 	det.infos = configureDetectors(det.infos, tg.cfg)
+	if err := detectors.CheckAll(det.infos, tg.prog); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
 	var psets isa.PSets
 	switch {
 	case *psetFile != "" && !tg.cfg.PSet.Enabled:

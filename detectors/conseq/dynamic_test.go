@@ -206,6 +206,22 @@ func TestKernelsDetectAndTest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if tres.Failed && !exposed {
+				// Reproducible: the same park points give the same run.
+				again, err := tr.Test(a, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if again.Outcome != tres.Outcome || again.Cycles != tres.Cycles || again.Forced != tres.Forced ||
+					len(again.Points) != len(tres.Points) {
+					t.Errorf("%s: the test is not reproducible: %+v then %+v", name, tres, again)
+				}
+				for k := range again.Points {
+					if again.Points[k] != tres.Points[k] {
+						t.Errorf("%s: park point %d: %v then %v", name, k, tres.Points[k], again.Points[k])
+					}
+				}
+			}
 			exposed = exposed || tres.Failed
 		}
 		if want := name != "cq-aget1"; detected != want || exposed != want {

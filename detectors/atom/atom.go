@@ -227,14 +227,9 @@ func (d *Detector) Observe(e *core.Event) {
 
 // crash counts the access a faulting instruction attempted.
 func (d *Detector) crash(t int, e *core.Event) {
-	a := e.Addr
-	if a < isa.DataBase || a%isa.WordBytes != 0 || a >= d.hi {
-		return
+	if a, write, ok := race.CrashAccess(d.prog, e, d.hi); ok {
+		d.access(t, a, e.PC, write)
 	}
-	if e.PC < 0 || int(e.PC) >= len(d.prog.Instrs) {
-		return
-	}
-	d.access(t, a, e.PC, d.prog.Instrs[e.PC].Op != isa.OpLd)
 }
 
 // access checks one access by thread t, first as the closing access c of

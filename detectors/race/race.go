@@ -185,18 +185,30 @@ func (d *Detector) Observe(e *core.Event) {
 
 // crash counts the access a faulting instruction attempted.
 func (d *Detector) crash(t int, e *core.Event) {
-	a := e.Addr
-	if a < isa.DataBase || a%isa.WordBytes != 0 || a >= d.hi {
+	a, write, ok := CrashAccess(d.prog, e, d.hi)
+	if !ok {
 		return
 	}
-	if e.PC < 0 || int(e.PC) >= len(d.prog.Instrs) {
-		return
-	}
-	k := clWrite
-	if d.prog.Instrs[e.PC].Op == isa.OpLd {
-		k = clRead
+	k := clRead
+	if write {
+		k = clWrite
 	}
 	d.access(t, a, e.PC, k, true)
+}
+
+// CrashAccess decodes the access a Crash event's faulting instruction
+// attempted: its word and whether it writes (anything but a load); ok is
+// false when the event names no word in [isa.DataBase, hi) or no
+// instruction of prog.
+func CrashAccess(prog *isa.Program, e *core.Event, hi uint64) (addr uint64, write, ok bool) {
+	a := e.Addr
+	if a < isa.DataBase || a%isa.WordBytes != 0 || a >= hi {
+		return 0, false, false
+	}
+	if e.PC < 0 || int(e.PC) >= len(prog.Instrs) {
+		return 0, false, false
+	}
+	return a, prog.Instrs[e.PC].Op != isa.OpLd, true
 }
 
 // access checks one data access against the word's remembered accesses

@@ -746,3 +746,18 @@ func TestHugeIntegerNamesKey(t *testing.T) {
 		t.Errorf("ParseSweep axis = %v", err)
 	}
 }
+
+func TestConSeqInvariantRunsNeedINV(t *testing.T) {
+	c := configs.Default()
+	if err := c.Set(`conseq.sites="OUT,ASS"`); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set("conseq.invariant_runs=3"); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Validate()
+	var ce *configs.Error
+	if !errors.As(err, &ce) || ce.Key != "conseq.invariant_runs" || !strings.Contains(err.Error(), "must be 0 when conseq.sites leaves INV out, got 3") {
+		t.Errorf("Validate() = %v, want conseq.invariant_runs named", err)
+	}
+}

@@ -75,6 +75,9 @@ func (c *Config) conseqProblems(bad func(key, format string, args ...any)) {
 	if q.InvariantRuns < 0 || q.InvariantRuns > MaxInvariantRuns {
 		bad("conseq.invariant_runs", "must be from 0 to %d, got %d", MaxInvariantRuns, q.InvariantRuns)
 	}
+	if q.InvariantRuns > 0 && !seen["INV"] {
+		bad("conseq.invariant_runs", "must be 0 when conseq.sites leaves INV out, got %d", q.InvariantRuns)
+	}
 	if q.TestTimeoutCycles == 0 {
 		bad("conseq.test_timeout_cycles", "must be at least 1, got 0")
 	}

@@ -84,7 +84,9 @@ func (w *Wait) Check() error {
 }
 
 // ParkRule parks a thread just before it executes PC until its wait ends.
-// Rules of one thread fire in the order they were added, each once.
+// Rules of one thread fire in the order they were added, each once; a rule
+// armed when the one before it releases the thread counts the arrival that
+// one parked at (so two rules at one PC can hold one arrival in turn).
 type ParkRule struct {
 	// Thread is the thread to park.
 	Thread int32

@@ -244,12 +244,18 @@ func (c *Core) run() {
 			c.syncCrash(fmt.Sprintf("pc %d is outside the program", pc))
 			return
 		}
-		if pc == st.ParkPC {
+		for pc == st.ParkPC {
+			// A rule released at once arms the thread's next; one at the
+			// same PC sees this arrival too, as after a delayed release.
+			rule := st.ParkRule
 			st.PC, st.Time = pc, t
 			if !c.park() {
 				return
 			}
 			pc, t = st.PC, st.Time
+			if st.ParkRule == rule {
+				break // an arrival the rule passes (Skip)
+			}
 		}
 		in := &prog[pc]
 		if t+alu > maxCycles && localOp(in.Op) {

@@ -110,7 +110,7 @@ adds each as an INV site.`)
 	fmt.Fprintf(w, "%s: %d failure sites (OUT %d, ASS %d, ERR %d, LOOP %d), %d critical reads at max distance %d (%s model)\n",
 		tg.prog.Name, len(a.Sites), perKind[conseq.OUT], perKind[conseq.ASS], perKind[conseq.ERR], perKind[conseq.LOOP],
 		nreads, a.Options.MaxDistance, a.Options.Model)
-	if a.Empty != "" && !cfg.Base {
+	if a.Empty != "" && !cfg.Base && q.InvariantRuns == 0 {
 		fmt.Fprintf(w, "nothing to analyse: %s\n", a.Empty)
 		return nil
 	}

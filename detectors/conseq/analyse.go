@@ -68,7 +68,20 @@ type Report struct {
 	// "violated", "may be violated" (the evaluator could not decide),
 	// or "" when the site has none (OUT, Base).
 	Condition string
+	// Also are other executions of the same static triple found feasible
+	// (up to MaxInstances-1, in trace order of their reads), which the
+	// tester tries when the first does not fail.
+	Also []Instance
 }
+
+// Instance is one dynamic execution of a report's triple.
+type Instance struct {
+	// R, W and Alt are as in Report.
+	R, W, Alt Ref
+}
+
+// MaxInstances bounds the executions a report keeps of its triple.
+const MaxInstances = 4
 
 // Key is the report's static triple (site, r, w'), the unit reports are
 // deduplicated and counted by.
@@ -227,8 +240,25 @@ func (a *Analysis) NewTraceRecorder(cfg Config) *Recorder {
 	heap := false
 	if crit != nil {
 		// Record only the words the critical reads may touch: their
-		// abstract locations (every word when one may touch any).
+		// abstract locations (every word when one may touch any), and the
+		// words the invariants relate.
 		watch = make([]bool, len(a.Prog.Data))
+		mark := func(addr uint64) {
+			if i := (addr - isa.DataBase) / isa.WordBytes; addr >= isa.DataBase && i < uint64(len(watch)) {
+				watch[i] = true
+			} else {
+				heap = true
+			}
+		}
+		for _, v := range cfg.Invariants {
+			mark(v.Addr)
+			if v.Kind == InvEqual {
+				mark(v.Other)
+			}
+			for _, t := range v.Terms {
+				mark(t)
+			}
+		}
 	pcs:
 		for pc, c := range crit {
 			if !c || !isRead(a.Prog.Instrs[pc].Op) {
@@ -237,11 +267,7 @@ func (a *Analysis) NewTraceRecorder(cfg Config) *Recorder {
 			for _, l := range a.g.addrOf(int32(pc)) {
 				switch l.kind {
 				case locExact:
-					if i := (uint64(l.v) - isa.DataBase) / isa.WordBytes; uint64(l.v) >= isa.DataBase && i < uint64(len(watch)) {
-						watch[i] = true
-					} else {
-						heap = true
-					}
+					mark(uint64(l.v))
 				case locSym:
 					sym := a.Prog.Symbols[l.v]
 					for w := 0; w < sym.Words; w++ {
@@ -366,18 +392,30 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 	// it.
 	seen := map[[3]int32]int{}
 	put := func(rep Report) {
-		if k, ok := seen[rep.Key()]; ok {
-			if res.Reports[k].Condition == "may be violated" && rep.Condition == "violated" {
-				res.Reports[k] = rep
-			}
+		k, ok := seen[rep.Key()]
+		if !ok {
+			seen[rep.Key()] = len(res.Reports)
+			res.Reports = append(res.Reports, rep)
 			return
 		}
-		seen[rep.Key()] = len(res.Reports)
-		res.Reports = append(res.Reports, rep)
+		old := &res.Reports[k]
+		if old.Condition == "may be violated" && rep.Condition == "violated" {
+			rep.Also = old.Also
+			*old = rep
+			return
+		}
+		if len(old.Also) < MaxInstances-1 && rep.R.Seq != old.R.Seq {
+			for _, x := range old.Also {
+				if x.R.Seq == rep.R.Seq {
+					return
+				}
+			}
+			old.Also = append(old.Also, Instance{R: rep.R, W: rep.W, Alt: rep.Alt})
+		}
 	}
 	decided := func(k [3]int32) bool {
 		i, ok := seen[k]
-		return ok && res.Reports[i].Condition != "may be violated"
+		return ok && res.Reports[i].Condition != "may be violated" && len(res.Reports[i].Also) == MaxInstances-1
 	}
 	for i := int32(0); i < rec.count(); i++ {
 		r := rec.at(i)
@@ -413,10 +451,16 @@ func (a *Analysis) Analyse(rec *Recorder, cfg Config) *Result {
 			if r.src >= 0 {
 				w = rec.at(r.src)
 			}
-			mem := func(addr uint64) int64 { return rec.valueBefore(addr, int32(i)) }
+			mem := func(addr uint64) (int64, bool) {
+				if !rec.recorded(addr) {
+					return 0, false
+				}
+				return rec.valueBefore(addr, i), true
+			}
 			check := func(alt int64) (string, bool) {
 				if inv != nil {
-					if cfg.NoCondition || !inv.Holds(alt, mem) {
+					word := func(addr uint64) int64 { v, _ := mem(addr); return v }
+					if cfg.NoCondition || !inv.Holds(alt, word) {
 						return "violated", true
 					}
 					return "", false
@@ -574,30 +618,30 @@ func (rec *Recorder) feasible(w, alt, r *access) bool {
 	// Condition 3 (c), form 1: w then r inside one critical section that
 	// excludes w'.
 	if w.thread == r.thread && alt.thread != r.thread {
-		if l, ok := sharedCS(rec.lockset(w), rec.lockset(r)); ok && holds(rec.lockset(alt), l) {
+		if excludes(rec.lockset(w), rec.lockset(r), rec.lockset(alt)) {
 			return false
 		}
 	}
 	// Form 2: w' then w inside one critical section that excludes r.
 	if alt.thread == w.thread && r.thread != w.thread {
-		if l, ok := sharedCS(rec.lockset(alt), rec.lockset(w)); ok && holds(rec.lockset(r), l) {
+		if excludes(rec.lockset(alt), rec.lockset(w), rec.lockset(r)) {
 			return false
 		}
 	}
 	return true
 }
 
-// sharedCS returns a lock both accesses held in the same dynamic critical
-// section, if there is one.
-func sharedCS(x, y lockState) (uint64, bool) {
+// excludes reports whether x and y are inside one dynamic critical section
+// whose lock z holds (the section and z's are mutually exclusive).
+func excludes(x, y, z lockState) bool {
 	for _, a := range x {
 		for _, b := range y {
-			if a.cs == b.cs {
-				return a.lock, true
+			if a.cs == b.cs && holds(z, a.lock) {
+				return true
 			}
 		}
 	}
-	return 0, false
+	return false
 }
 
 // holds reports whether ls holds lock l.

@@ -1,6 +1,7 @@
 package conseq
 
 import (
+	"reflect"
 	"testing"
 
 	"weft/configs"
@@ -256,7 +257,7 @@ func TestDeterministic(t *testing.T) {
 			t.Fatalf("run %d: %d reports, %d before", i, len(reps), len(prev))
 		}
 		for k := range prev {
-			if reps[k] != prev[k] {
+			if !reflect.DeepEqual(reps[k], prev[k]) {
 				t.Errorf("report %d differs: %+v vs %+v", k, reps[k], prev[k])
 			}
 		}

@@ -5,16 +5,20 @@ import "weft/isa"
 // The error-condition evaluator: the stand-in for the paper's symbolic
 // execution module (digest §5.1 item 9). Given a critical read r and an
 // alternative value, it executes r's thread forward from the instruction
-// after r with r's destination register holding the value, every other
-// register unknown, memory as it was just before r (the trace's writes;
-// the thread's own stores during the evaluation are kept), and reports
-// whether the site's error condition can then be violated: an ASS site
-// reached with its register known zero, an ERR site reached, a LOOP
-// site's branch taken back into the loop. A branch on an unknown value
-// follows both ways; a path that runs out of budget, returns from the
-// routine r ran in, or reaches the site with an unknown condition is
-// undecided (and the report is kept); a path that exits the thread, fails
-// elsewhere first or passes the site with its condition holding is safe.
+// after r with r's destination register and r's word holding the value,
+// every other register unknown, and memory as it was just before r for
+// the words the trace follows (every other word unknown; the thread's own
+// stores during the evaluation are kept), and reports whether the site's
+// error condition can then be violated: an ASS site reached with its
+// register known zero, an ERR site (or a call to an error routine)
+// reached, a LOOP site's branch taken back into the loop. A branch on an
+// unknown value follows both ways. A path that passes the site with its
+// condition holding goes on (a loop may bring it back); it is safe when it
+// then exits the thread, returns from r's routine or runs out of budget,
+// and so is a path that fails elsewhere first or exits before reaching the
+// site. A path that reaches the site with an unknown condition, or
+// returns from r's routine or runs out of budget before reaching it, is
+// undecided (and the report is kept).
 
 type verdict uint8
 
@@ -37,11 +41,12 @@ type absVal struct {
 }
 
 type evalState struct {
-	pc    int32
-	regs  [isa.NumRegs]absVal
-	stack []int32
-	mem   map[uint64]absVal // the evaluation's own stores
-	dirty bool              // a store to an unknown address happened
+	pc     int32
+	regs   [isa.NumRegs]absVal
+	stack  []int32
+	mem    map[uint64]absVal // the evaluation's own stores
+	dirty  bool              // a store to an unknown address happened
+	passed bool              // the path passed the site with its condition holding
 }
 
 type evaluator struct {
@@ -52,12 +57,12 @@ func newEvaluator(p *isa.Program) *evaluator { return &evaluator{p: p} }
 
 // check evaluates site's condition after r with its register holding alt;
 // mem gives a word's value just before r.
-func (ev *evaluator) check(site Site, a *Analysis, r *access, alt int64, mem func(uint64) int64) verdict {
+func (ev *evaluator) check(site Site, a *Analysis, r *access, alt int64, mem func(uint64) (int64, bool)) verdict {
 	in := &ev.p.Instrs[r.pc]
 	if in.Op != isa.OpLd {
 		return undecided // an RMW's read: its stored value depends on it too
 	}
-	st := &evalState{pc: r.pc + 1, mem: map[uint64]absVal{}}
+	st := &evalState{pc: r.pc + 1, mem: map[uint64]absVal{r.addr &^ (isa.WordBytes - 1): {known: true, v: alt}}}
 	st.regs[0] = absVal{known: true}
 	st.regs[in.Rd] = absVal{known: true, v: alt}
 	if in.Rd == 0 {
@@ -92,11 +97,18 @@ func (ev *evaluator) check(site Site, a *Analysis, r *access, alt int64, mem fun
 
 // run executes s until it decides, or forks on an unknown branch (the
 // fork is the taken side; s continues with the fall-through).
-func (ev *evaluator) run(s *evalState, site Site, a *Analysis, tid int32, mem func(uint64) int64, budget *int) (verdict, *evalState) {
+func (ev *evaluator) run(s *evalState, site Site, a *Analysis, tid int32, mem func(uint64) (int64, bool), budget *int) (verdict, *evalState) {
 	p := ev.p
+	// open is the verdict of a path that ends without deciding.
+	open := func() verdict {
+		if s.passed {
+			return safe
+		}
+		return undecided
+	}
 	for {
 		if *budget <= 0 || s.pc < 0 || int(s.pc) >= len(p.Instrs) {
-			return undecided, nil
+			return open(), nil
 		}
 		*budget--
 		in := &p.Instrs[s.pc]
@@ -152,7 +164,8 @@ func (ev *evaluator) run(s *evalState, site Site, a *Analysis, tid int32, mem fu
 				if v, mine := s.mem[at]; mine {
 					set(in.Rd, v)
 				} else {
-					set(in.Rd, absVal{known: true, v: mem(at)})
+					v, known := mem(at)
+					set(in.Rd, absVal{known: known, v: v})
 				}
 			}
 		case op == isa.OpSt:
@@ -181,7 +194,8 @@ func (ev *evaluator) run(s *evalState, site Site, a *Analysis, tid int32, mem fu
 				case c.v == 0:
 					return violated, nil
 				}
-				return safe, nil
+				s.passed = true
+				break
 			}
 			if c.known && c.v == 0 {
 				return safe, nil // another failure ends the run first
@@ -206,7 +220,7 @@ func (ev *evaluator) run(s *evalState, site Site, a *Analysis, tid int32, mem fu
 			s.pc = in.Target
 		case op == isa.OpRet:
 			if len(s.stack) == 0 {
-				return undecided, nil // the site may be in a caller
+				return open(), nil // the site may be in a caller
 			}
 			s.pc = s.stack[len(s.stack)-1]
 			s.stack = s.stack[:len(s.stack)-1]
@@ -243,11 +257,11 @@ func (ev *evaluator) run(s *evalState, site Site, a *Analysis, tid int32, mem fu
 				if a.g != nil && a.inLoopBlock(site, next) {
 					return violated, nil
 				}
-				return safe, nil
+				s.passed = true
 			}
 			if !known {
 				f := &evalState{pc: in.Target, regs: s.regs, stack: append([]int32(nil), s.stack...),
-					mem: make(map[uint64]absVal, len(s.mem)), dirty: s.dirty}
+					mem: make(map[uint64]absVal, len(s.mem)), dirty: s.dirty, passed: s.passed}
 				for k, v := range s.mem {
 					f.mem[k] = v
 				}

@@ -166,7 +166,7 @@ func TestReviewEvaluatorReadsUnrecordedWords(t *testing.T) {
 // has run, with a second park rule on that thread whose Skip is the
 // write's absolute instance. But rules of one thread are armed one at a
 // time, in the order added, and a rule counts arrivals only while armed:
-// the hold rule counts from w''s release, so it parks at a later execution
+// the hold rule counts from w”s release, so it parks at a later execution
 // (or never), the writer's next write lands between w' and r, and a real
 // bug is "not forced".
 const skipSrc = `
@@ -220,5 +220,110 @@ func TestReviewTesterSecondRuleSkip(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("no report of w' = 2")
+	}
+}
+
+// The tester's hold rules park every other thread's first write after w'
+// until r has ran, w excepted; but a writer's earlier write to the word,
+// before w in its own program order, is held too. At a LOOP site w' then
+// waits for w, w's thread waits (before w) for r, and r's thread waits at
+// w': a cycle only the timeouts break. w' times out first and runs before
+// w, so the loop ends: the real hang is "pruned".
+const loopHoldSrc = `
+.data
+pending: .word 0
+         .align 64
+.text
+main:    spawn  r10, handler, r0
+         li     r2, 1
+         st     r2, pending         # S1: request (w')
+         li     r3, 0
+wait:    add    r3, r3, 1
+         blt    r3, 300, poll
+         fail   "infinite loop"
+         exit
+poll:    delay  20, 20
+         ld     r4, pending         # r
+         bnez   r4, wait
+         join   r10
+         exit
+handler: delay  100, 100
+         li     r5, 2
+         st     r5, pending         # refreshing
+         delay  100, 100
+         st     r0, pending         # S2: done (w)
+         exit
+`
+
+func TestReviewTesterHoldsWBeforeW(t *testing.T) {
+	p := asm(t, loopHoldSrc)
+	a := analyze(t, p, Options{})
+	rec, scfg := traceRun(t, a, Config{}, 1)
+	tr, err := NewTester(scfg, p, 1, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1 := pcOf(t, p, "st r2, pending")
+	found := false
+	for _, r := range a.Analyse(rec, Config{}).Reports {
+		t.Logf("%s", a.Describe(r))
+		if r.Site.Kind != LOOP || r.Alt.PC != s1 {
+			continue
+		}
+		found = true
+		res, err := tr.Test(a, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("tester: %s", res.Describe())
+		for _, pt := range res.Points {
+			t.Logf("  park %s", pt)
+		}
+		if res.Verdict() != "bug" {
+			t.Errorf("S1 after S2 hangs the wait loop, but the tester says %q", res.Verdict())
+		}
+	}
+	if !found {
+		t.Fatal("no LOOP report of w' = S1")
+	}
+}
+
+// The evaluator calls a path safe the first time it passes the site with
+// the condition holding, but the thread may come back to the site (a
+// loop bounded by r's value): w' = 10 fails the assert at i = 5, yet the
+// first iteration (i = 0) passes and the report is dropped.
+const evalLoopSrc = `
+.data
+n:  .word 3
+    .align 64
+.text
+main:   spawn  r10, t1, r0
+        ld     r1, n
+        li     r2, 0
+loop:   slt    r3, r2, 5
+        assert r3, "i < 5"
+        add    r2, r2, 1
+        blt    r2, r1, loop
+        join   r10
+        exit
+t1:     delay  300, 300
+        li     r4, 10
+        st     r4, n
+        exit
+`
+
+func TestReviewEvaluatorFirstPassSafe(t *testing.T) {
+	p := asm(t, evalLoopSrc)
+	a := analyze(t, p, Options{})
+	rec, _ := traceRun(t, a, Config{}, 1)
+	found := false
+	for _, r := range a.Analyse(rec, Config{}).Reports {
+		t.Logf("%s", a.Describe(r))
+		if r.Site.Kind == ASS && r.Alt.Value == 10 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("n = 10 fails the assert at i = 5, but no ASS report")
 	}
 }

@@ -3,6 +3,7 @@ package conseq
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"weft/configs"
@@ -39,10 +40,14 @@ const DefaultTestTimeout core.Cycle = 50000
 // ParkPoint is one recorded delay point of a test: thread Thread waits at
 // the Skip+1st execution of PC until Until (or the timeout).
 type ParkPoint struct {
-	// Thread, PC and Skip name the dynamic execution it parks before.
-	Thread int32
-	PC     int32
-	Skip   uint32
+	// Thread, PC and Skip name the dynamic execution it parks before: the
+	// core.ParkRule's (a thread's rules fire in order, so Skip counts the
+	// arrivals at PC after the thread's previous park point when Relative
+	// is set, from the run's start otherwise).
+	Thread   int32
+	PC       int32
+	Skip     uint32
+	Relative bool
 	// Until says what releases it: "r arrived", "r ran", "w ran", "w' ran".
 	Until string
 	// Result is what became of it.
@@ -52,6 +57,9 @@ type ParkPoint struct {
 // String spells the point as "thread T at pc P (execution N) until X".
 func (p ParkPoint) String() string {
 	s := fmt.Sprintf("thread %d at pc %d (execution %d) until %s", p.Thread, p.PC, p.Skip+1, p.Until)
+	if p.Relative {
+		s = fmt.Sprintf("thread %d at pc %d (arrival %d after its previous park) until %s", p.Thread, p.PC, p.Skip+1, p.Until)
+	}
 	switch {
 	case !p.Result.Parked:
 		s += ": never reached"
@@ -83,6 +91,9 @@ type TestResult struct {
 	Points []ParkPoint
 	// Cycles is the run's length.
 	Cycles uint64
+	// Instance is the report's execution forced: 0 for its first, k for
+	// Also[k-1].
+	Instance int
 }
 
 // Verdict is "bug" (the order was forced and the run failed), "failed
@@ -175,8 +186,31 @@ func (f *forcer) Observe(e *core.Event) {
 	}
 }
 
-// Test re-runs the seed with rep's order forced.
+// Test re-runs the seed with rep's order forced, for its first execution
+// and then each of rep.Also until a run fails; it returns the failing
+// run's result, or the first execution's when none fails.
 func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
+	first, err := t.testOne(a, rep)
+	if err != nil || first.Failed {
+		return first, err
+	}
+	for k, x := range rep.Also {
+		one := rep
+		one.R, one.W, one.Alt = x.R, x.W, x.Alt
+		res, err := t.testOne(a, one)
+		if err != nil {
+			return res, err
+		}
+		if res.Failed {
+			res.Instance = k + 1
+			return res, nil
+		}
+	}
+	return first, nil
+}
+
+// testOne re-runs the seed with one execution of rep's order forced.
+func (t *Tester) testOne(a *Analysis, rep Report) (TestResult, error) {
 	timeout := t.Timeout
 	if timeout == 0 {
 		timeout = DefaultTestTimeout
@@ -184,6 +218,7 @@ func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
 	f := &forcer{addr: rep.Addr, r: rep.R, w: rep.W, alt: rep.Alt, insts: map[[2]int32]uint32{}, uninit: rep.Uninit}
 	var points []ParkPoint
 	var preds []func(core.View) bool
+	var anchors []int32 // each point's access in the trace
 	rec := t.rec
 	// add parks x's thread at x until pred holds. When x is inside a
 	// critical section of a lock the other access (other's Seq) also
@@ -204,6 +239,7 @@ func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
 		}
 		points = append(points, pt)
 		preds = append(preds, pred)
+		anchors = append(anchors, x.Seq)
 	}
 	rArrived := func(core.View) bool { return f.rArrived }
 	rDone := func(core.View) bool { return f.rDone }
@@ -212,6 +248,7 @@ func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
 	rWaits := func() {
 		add(rep.R, "w' ran", func(core.View) bool { f.rArrived = true; return f.altDone }, rep.Alt)
 	}
+	wFirst := false // the order needs w before w'
 	switch {
 	case rep.Uninit:
 		seen := map[int32]bool{}
@@ -228,6 +265,7 @@ func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
 		rWaits()
 		add(rep.Alt, "r arrived", rArrived, rep.R)
 	case rep.Site.Kind == LOOP && rep.W.Thread >= 0:
+		wFirst = true
 		add(rep.Alt, "w ran", wDone, rep.W)
 		if rep.Alt.Thread != rep.R.Thread {
 			rWaits()
@@ -236,6 +274,7 @@ func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
 		add(rep.W, "r ran", rDone, rep.R)
 	default:
 		if rep.W.Thread >= 0 {
+			wFirst = true
 			add(rep.Alt, "w ran", wDone, rep.W)
 		}
 		if rep.Alt.Thread != rep.R.Thread {
@@ -250,21 +289,58 @@ func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
 		for _, pt := range points {
 			held[pt.Thread] = held[pt.Thread] || strings.HasPrefix(pt.Until, "r ran")
 		}
+		r := rec.at(rep.R.Seq)
 		for _, j := range rec.writesOf(rep.Addr) {
 			if j <= rep.Alt.Seq || j == rep.W.Seq {
 				continue
 			}
-			if x := ref(rec, j); !held[x.Thread] {
-				held[x.Thread] = true
-				add(x, "r ran", rDone, rep.R)
+			x := rec.at(j)
+			// A write r depends on, or one w (which must run first)
+			// depends on, cannot wait for r: a cycle of waits.
+			if rec.hb(x, r) || wFirst && rec.hb(x, rec.at(rep.W.Seq)) {
+				continue
+			}
+			if !held[x.thread] {
+				held[x.thread] = true
+				add(ref(rec, j), "r ran", rDone, rep.R)
 			}
 		}
 	}
+	// A thread's rules fire in the order they were added, each counting
+	// its arrivals from when the one before it was released: add them in
+	// the thread's execution order with Skip relative to the previous.
+	order := make([]int, len(points))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool {
+		px, py := points[order[x]], points[order[y]]
+		if px.Thread != py.Thread {
+			return px.Thread < py.Thread
+		}
+		return anchors[order[x]] < anchors[order[y]]
+	})
+	var kept []ParkPoint
+	var keptPreds []func(core.View) bool
+	for k, i := range order {
+		pt := points[i]
+		if k > 0 && points[order[k-1]].Thread == pt.Thread {
+			prev := points[order[k-1]]
+			rel, ok := t.relativeSkip(prev, anchors[order[k-1]], pt, anchors[i])
+			if !ok {
+				continue // not expressible: the hold is dropped
+			}
+			pt.Skip, pt.Relative = rel, true
+		}
+		kept = append(kept, pt)
+		keptPreds = append(keptPreds, preds[i])
+	}
+	points = kept
 	opts := []sim.Option{sim.WithObserver(core.MaskOf(core.KindRead, core.KindWrite, core.KindRMW), f)}
 	for i := range points {
 		p := &points[i]
 		opts = append(opts, sim.WithPark(core.ParkRule{Thread: p.Thread, PC: p.PC, Skip: p.Skip,
-			Wait: core.Wait{Until: core.UntilPredicate, Pred: preds[i], Timeout: timeout}}, &p.Result))
+			Wait: core.Wait{Until: core.UntilPredicate, Pred: keptPreds[i], Timeout: timeout}}, &p.Result))
 	}
 	res, err := sim.Run(t.Cfg, t.Prog, t.Seed, opts...)
 	if err != nil {
@@ -277,10 +353,56 @@ func (t *Tester) Test(a *Analysis, rep Report) (TestResult, error) {
 	return out, nil
 }
 
+// relativeSkip returns the Skip of a thread's park point next (anchored at
+// trace access b) added after prev (anchored at a): the arrivals at
+// next.PC from prev's arrival on. At one PC that is the difference of the
+// absolute instances (prev's own arrival counts again once it is
+// released); at another, the instances of next.PC the thread executed
+// before prev are found from its first recorded access at next.PC (or
+// inside a critical section entered there) after a. ok is false when the
+// point cannot be expressed.
+func (t *Tester) relativeSkip(prev ParkPoint, a int32, next ParkPoint, b int32) (uint32, bool) {
+	if next.PC == prev.PC {
+		if next.Skip <= prev.Skip {
+			return 0, false
+		}
+		return next.Skip - prev.Skip, true
+	}
+	rec := t.rec
+	lock := t.Prog.Instrs[next.PC].Op == isa.OpLock
+	for j := a + 1; j <= b && j < rec.count(); j++ {
+		x := rec.at(j)
+		if x.thread != next.Thread {
+			continue
+		}
+		before := uint32(0)
+		found := false
+		if lock {
+			for _, h := range rec.lockset(x) {
+				if h.acqPC == next.PC {
+					before, found = h.acqInst, true
+				}
+			}
+		} else if x.pc == next.PC {
+			before, found = x.inst, true
+		}
+		if found {
+			if next.Skip < before {
+				return 0, false
+			}
+			return next.Skip - before, true
+		}
+	}
+	return 0, false
+}
+
 // Describe spells the result in one line.
 func (t TestResult) Describe() string {
 	var b strings.Builder
 	b.WriteString(t.Verdict())
+	if t.Instance > 0 {
+		fmt.Fprintf(&b, " (execution %d of the triple)", t.Instance+1)
+	}
 	switch {
 	case t.Outcome != "pass":
 		fmt.Fprintf(&b, ": %s at pc %d (%s)", t.Outcome, t.OutcomePC, t.OutcomeMsg)

@@ -169,6 +169,18 @@ func (r *Recorder) writesOf(a uint64) []int32 {
 	return c.list
 }
 
+// recorded reports whether the trace follows word a's writes (the word
+// filter keeps it), so its value at any point is known.
+func (r *Recorder) recorded(a uint64) bool {
+	if r.watch == nil {
+		return true
+	}
+	if i := (a - isa.DataBase) / isa.WordBytes; a >= isa.DataBase && i < uint64(len(r.watch)) {
+		return r.watch[i]
+	}
+	return r.watchHeap
+}
+
 // shared reports whether two threads touched word a.
 func (r *Recorder) shared(a uint64) bool {
 	w := r.word(a, false)
@@ -454,6 +466,11 @@ func (r *Recorder) access(e *core.Event, s *threadState) {
 		}
 	}
 	if write {
+		if keepRead {
+			// An RMW's write comes after its read: its own tick, so the
+			// read happens before it and never counts it as w'.
+			s.clk++
+		}
 		idx := r.push(access{thread: e.Thread, pc: pc, addr: a, value: e.Value, clk: s.clk, vc: vc,
 			locks: s.lsIdx, inst: inst, src: wi.last - 1, write: true})
 		wi.last = idx + 1

@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"weft/configs"
 	"weft/core"
 	"weft/detectors"
+	"weft/detectors/atom"
 	"weft/detectors/conseq"
 	"weft/isa"
 	"weft/results"
@@ -78,6 +80,8 @@ type cqReport struct {
 type cqOutcome struct {
 	reports []cqReport
 	bugRuns int
+	// firstRun says the first traced run reported the bug.
+	firstRun bool
 }
 
 // fps counts the union's false positives, all or of one site kind (kind
@@ -98,6 +102,26 @@ func (o *cqOutcome) fps(kind conseq.Kind) int {
 type cqFindings struct {
 	keys    map[string]bool // key → involves an @bug instruction
 	bugRuns int
+	// runs are each run's keys (for a rule applied across runs).
+	runs []map[string]bool
+}
+
+// drop removes keys (Atom: triples some traced correct run exercised,
+// benign by CTrigger's rule across the runs) and recounts the runs that
+// still report the bug.
+func (f *cqFindings) drop(keys map[string]bool) {
+	for k := range keys {
+		delete(f.keys, k)
+	}
+	f.bugRuns = 0
+	for _, run := range f.runs {
+		for k, bug := range run {
+			if bug && !keys[k] {
+				f.bugRuns++
+				break
+			}
+		}
+	}
 }
 
 func (f *cqFindings) fps() int {
@@ -137,18 +161,21 @@ type cqKernel struct {
 	plainHost, tracedHost    time.Duration
 	analysisHost, staticHost time.Duration
 	instrs                   uint64
-	testCycles, tests        uint64
+	testRatio                float64 // Σ over tests of the test run's cycles ÷ its traced run's
+	tests                    uint64
+	seedCycles               []uint64 // each traced seed's run length
 }
 
 // cqInvRuns is the number of passing training runs ConSeq-Daikon's
 // invariants are learned from (the paper's Aget experiment: 50).
 const cqInvRuns = 20
 
-// cqIsBug is the scoring rule (here only, never in a detector): a report
-// is the bug when its read is @bug and its alternative write is @bug or
-// it is an uninitialised read.
+// cqIsBug is the scoring rule (here only, never in a detector), the one
+// Race and Atom findings are scored by (core.Finding.Involves): a report
+// is the bug when it involves an @bug instruction, its critical read or
+// its alternative write.
 func cqIsBug(p *isa.Program, r conseq.Report) bool {
-	return p.Instrs[r.R.PC].Bug && (r.Uninit || p.Instrs[r.Alt.PC].Bug)
+	return p.Instrs[r.R.PC].Bug || !r.Uninit && p.Instrs[r.Alt.PC].Bug
 }
 
 // cqConfig returns ConSeq's configuration at MaxDistance md.
@@ -193,6 +220,9 @@ func (k *cqKernel) trace(a *conseq.Analysis, cfg conseq.Config, extra func(i int
 			return out, err
 		}
 		k.instrs += r.Instructions
+		if len(k.seedCycles) < len(k.seeds) {
+			k.seedCycles = append(k.seedCycles, r.Cycles)
+		}
 		if r.Outcome != "pass" || !rec.Passed() {
 			return out, fmt.Errorf("%s seed %d: a traced run did not pass (%s)", k.kernel, seed, r.Outcome)
 		}
@@ -209,6 +239,7 @@ func (k *cqKernel) trace(a *conseq.Analysis, cfg conseq.Config, extra func(i int
 		}
 		if hit {
 			out.bugRuns++
+			out.firstRun = out.firstRun || i == 0
 		}
 		if after != nil {
 			after(i, rec, res)
@@ -236,6 +267,7 @@ func (k *cqKernel) run(n int) error {
 	}
 	k.race.keys, k.atom.keys = map[string]bool{}, map[string]bool{}
 	recs := make([]*conseq.Recorder, len(k.seeds))
+	exercised := map[string]bool{} // Atom triples some traced run exercised
 	for md := 1; md <= cqMaxMD; md++ {
 		a, err := conseq.Analyze(k.prog, conseq.Options{MaxDistance: md})
 		if err != nil {
@@ -248,9 +280,11 @@ func (k *cqKernel) run(n int) error {
 			// Race and Atom on the same runs, and the recorders for the
 			// tester and Table 6.
 			var dr, da detectors.Detector
+			var dall *atom.Detector
 			extra = func(int) []sim.Option {
 				dr, da = raceInfo.New(k.prog), atomInfo.New(k.prog)
-				return []sim.Option{sim.WithDetector(dr), sim.WithDetector(da)}
+				dall, _ = atom.New(k.prog, atom.Options{ReportObserved: true})
+				return []sim.Option{sim.WithDetector(dr), sim.WithDetector(da), sim.WithDetector(dall)}
 			}
 			after = func(i int, rec *conseq.Recorder, res *conseq.Result) {
 				recs[i] = rec
@@ -259,12 +293,26 @@ func (k *cqKernel) run(n int) error {
 				}
 				k.race.add(dr.Findings(), k.bug)
 				k.atom.add(da.Findings(), k.bug)
+				// The triples this run exercised: predicted (with
+				// ReportObserved) but not reported.
+				reported := map[string]bool{}
+				for _, f := range da.Findings() {
+					reported[f.Key()] = true
+				}
+				for _, f := range dall.Findings() {
+					if !reported[f.Key()] {
+						exercised[f.Key()] = true
+					}
+				}
 			}
 		}
 		if k.md[md], err = k.trace(a, cqConfig(md), extra, after); err != nil {
 			return err
 		}
 	}
+	// CTrigger's rule across the traced correct runs: a triple one of
+	// them exercised is benign, whichever run predicted it.
+	k.atom.drop(exercised)
 	def := cqConfig(conseq.DefaultMaxDistance)
 	def.NoAdHocSync = true
 	if k.noAdhoc, err = k.trace(k.static[conseq.DefaultMaxDistance], def, nil, nil); err != nil {
@@ -314,7 +362,7 @@ func (k *cqKernel) run(n int) error {
 		}
 		r.test = &tres
 		k.tests++
-		k.testCycles += tres.Cycles
+		k.testRatio += float64(tres.Cycles) / float64(max(k.seedCycles[r.run], 1))
 	}
 	return nil
 }
@@ -322,11 +370,14 @@ func (k *cqKernel) run(n int) error {
 // add merges one run's findings.
 func (f *cqFindings) add(fs []core.Finding, bug []int32) {
 	hit := false
+	run := map[string]bool{}
 	for i := range fs {
 		in := fs[i].Involves(bug)
 		hit = hit || in
 		f.keys[fs[i].Key()] = in
+		run[fs[i].Key()] = in
 	}
+	f.runs = append(f.runs, run)
 	if hit {
 		f.bugRuns++
 	}
@@ -340,6 +391,9 @@ func (k *cqKernel) timeHost(reps int) error {
 	cfg := cqConfig(conseq.DefaultMaxDistance)
 	seed := k.seeds[0]
 	for i := range reps {
+		// A collection before each timed part keeps one part's garbage
+		// out of the next's time (short runs otherwise time the GC).
+		runtime.GC()
 		t0 := time.Now()
 		p, err := sim.Run(k.cfg, k.prog, seed)
 		if err != nil {
@@ -347,15 +401,18 @@ func (k *cqKernel) timeHost(reps int) error {
 		}
 		plain := time.Since(t0)
 		rec := a.NewTraceRecorder(cfg)
+		runtime.GC()
 		t0 = time.Now()
 		r, err := sim.Run(k.cfg, k.prog, seed, sim.WithObserver(rec.Kinds(), rec))
 		if err != nil {
 			return err
 		}
 		traced := time.Since(t0)
+		runtime.GC()
 		t0 = time.Now()
 		a.Analyse(rec, cfg)
 		analysis := time.Since(t0)
+		runtime.GC()
 		t0 = time.Now()
 		if _, err := conseq.Analyze(k.prog, cfg.Options); err != nil {
 			return err
@@ -448,12 +505,13 @@ traces a failing run: each kernel is traced on its first %d passing seeds from s
 under "How this was run"). Every count is the union over those runs of the static reports: a ConSeq report
 is its (site, read, alternative write) triple, a Race or Atom finding its PCs; a row is detected when any
 run reports the bug, and the runs that did are given beside it. The paper's counts come from one run per
-input; the union keeps one seed's accident out of the tables and counts a report the same whether one run
-or all gave it. Race and Atom are the registry detectors race and atom, attached to the same traced runs.
-Scoring reads the kernels' @bug marks (the detectors never do): a ConSeq report is the bug when its read
-is @bug and its alternative write is @bug or it is an uninitialised read; a Race or Atom finding is the
-bug when any of its PCs is @bug (the rule of the detectors' own kernel tests). Everything else is a false
-positive (FP). The tester re-runs each report's seed with its order forced.`, n),
+input; the union lets a report one run gave count as much as one all gave (the MaxDistance section also
+gives the one-run curve). Race and Atom are the registry detectors race and atom, attached to the same
+traced runs; Atom's rule that a triple a correct run exercised is benign is applied across the runs (a
+triple one traced run exercised is dropped whichever run predicted it). Scoring reads the kernels' @bug
+marks (the detectors never do), one rule for all three: a finding is the bug when it involves an @bug
+instruction (ConSeq: its critical read or its alternative write; Race and Atom: any of its PCs).
+Everything else is a false positive (FP). The tester re-runs each report's seed with its order forced.`, n),
 		Sections:     []Section{s3, smd, s4, s5, s6},
 		Configs:      []NamedConfig{{Name: "default (machine.cores raised per kernel to its .cores)", Config: base}},
 		Seeds:        fmt.Sprintf("each kernel's first %d passing seeds from 1 (failing seeds are skipped, never traced): %s; Table 6 times the first of them", n, strings.Join(seedList, "; ")),
@@ -517,7 +575,7 @@ func cqTable3(ks []*cqKernel, n int) (Section, string, error) {
 		t.AddRow(k.row, k.kernel, cqMark(dc), pc, cqMark(dr), pr, cqMark(da), pa, cqMark(k.inv.bugRuns > 0),
 			fmt.Sprintf("%d/%d/%d of %d", k.md[conseq.DefaultMaxDistance].bugRuns, k.race.bugRuns, k.atom.bugRuns, n))
 	}
-	t.Notes = []string{"Cherokee and Click (after the total) are the paper's new bugs: ConSeq found them, Race and Atom did not (§10.1 of the paper; no Table 3 row)."}
+	t.Notes = []string{"Cherokee and Click (after the total) are the paper's new bugs, found by ConSeq (no Table 3 row; the paper says Race and Atom miss Click and gives no detector columns for Cherokee)."}
 	sum := fmt.Sprintf("Table 3: ConSeq %d/11, Race %d/11, Atom %d/11, ConSeq with learned invariants %d/11 (paper 10/11, 3/11, 4/11, 11/11)", c, r, a, ci)
 	var cm strings.Builder
 	same := func(what string, diff []string) {
@@ -528,7 +586,9 @@ func cqTable3(ks []*cqKernel, n int) (Section, string, error) {
 		}
 	}
 	same("ConSeq", cMiss)
-	fmt.Fprintf(&cm, "It misses Aget1, whose shared reads reach the output only through private memory at distance 6, beyond MaxDistance 4, as in the paper. ")
+	if k := cqKernelNamed(ks, "cq-aget1"); k != nil && k.md[conseq.DefaultMaxDistance].bugRuns == 0 {
+		fmt.Fprintf(&cm, "It misses Aget1, whose shared reads reach the output only through private memory at distance 6, beyond MaxDistance 4, as in the paper. ")
+	}
 	if k := cqKernelNamed(ks, "cq-aget1"); k != nil {
 		fmt.Fprintf(&cm, "ConSeq+INV (ConSeq-Daikon) adds INV sites: equality invariants at global reads learned from the %d passing seeds from %d on (Aget1: %d invariants); with them ConSeq detects %d of the 11 rows, Aget1 %s (the paper: 11/11, Aget1 through `bwritten == Σ wthread[].bwritten` at S4). ",
 			cqInvRuns, k.invFrom, k.invs, ci, map[bool]string{true: "included", false: "still missed"}[k.inv.bugRuns > 0])
@@ -540,6 +600,7 @@ func cqTable3(ks []*cqKernel, n int) (Section, string, error) {
 		why := map[string]string{
 			"MySQL2": "on MySQL2 a W-W-R on pos (the master's S2 store, the slave's first S1, the master's next S2 load) that the request handshake makes infeasible, all three @bug",
 			"OO":     "on OO a benign W-W-R on the condition word (the UI thread's reset, the worker's set, the first check), all three @bug",
+			"MySQL3": "on MySQL3 every @bug triple Atom predicts was exercised by one of the traced correct runs, so the rule across runs drops it (one run per input, as in the paper, may not exercise it: the runs detecting column shows how many runs predicted it unexercised)",
 		}
 		var ws []string
 		for _, d := range aDiff {
@@ -556,7 +617,11 @@ func cqTable3(ks []*cqKernel, n int) (Section, string, error) {
 		fmt.Fprintf(&cm, "Cherokee's new bug is missed under the scoring rule although ConSeq reports its consequence: the reported read is main's final load of the cached time, which the kernel does not mark @bug (only the workers' stores are), so the report is scored as an FP (Table 4). ")
 	}
 	if k := cqKernelNamed(ks, "cq-click"); k != nil && k.md[conseq.DefaultMaxDistance].bugRuns > 0 {
-		cm.WriteString("Click's new bug (the Spinlock destroyed while held) is detected, and neither Race nor Atom sees it, as in the paper.")
+		cm.WriteString("Click's new bug (the Spinlock destroyed while held) is detected")
+		if k.race.bugRuns == 0 && k.atom.bugRuns == 0 {
+			cm.WriteString(", and neither Race nor Atom sees it, as in the paper")
+		}
+		cm.WriteString(". ")
 	}
 	cats := make([]string, 0, len(ks))
 	var vc, vr, va []float64
@@ -668,13 +733,22 @@ func cqMaxDistance(ks []*cqKernel, n int) (Section, string, error) {
 	if k := cqKernelNamed(ks, "cq-fft"); k != nil && k.md[2].bugRuns == 0 && k.md[3].bugRuns > 0 {
 		fmt.Fprintf(&cm, "FFT comes in at 3, not 2: its designed critical read, processor 0's load of transtime in print_stats (distance 2), is not marked @bug in the kernel (only update_stats's load and store are), so the report at distance 2, which names the lost update's own store as w', scores as an FP (%d at MaxDistance 2), and the first report the rule accepts is update_stats's @bug load at distance 3 reading the initial value. ", k.md[2].fps(conseq.NumKinds))
 	}
+	var first [cqMaxMD + 1]int
+	for _, k := range ks[:min(len(ks), cqTable3Rows)] {
+		for md := 1; md <= cqMaxMD; md++ {
+			first[md] += b2n(k.md[md].firstRun)
+		}
+	}
 	mono := true
 	for md := 2; md <= cqMaxMD; md++ {
 		mono = mono && fps[md] >= fps[md-1] && bugs[md] >= bugs[md-1]
 	}
 	if mono {
 		cm.WriteString("Both curves are monotone, as in the paper. ")
+	} else {
+		cm.WriteString("Warning: a curve is not monotone. ")
 	}
+	fmt.Fprintf(&cm, "One traced run per kernel (the first seed; the paper traced one run per input) gives %s. ", curve(first))
 	if len(partial) > 0 {
 		var names []string
 		for _, r := range cqRows[:cqTable3Rows] {
@@ -686,9 +760,7 @@ func cqMaxDistance(ks []*cqKernel, n int) (Section, string, error) {
 		if partial["Moz1"] {
 			cm.WriteString(", and in most passing runs of Moz1 the UI check sees the protocol idle and never reads runningUrl (distance 1), leaving only InProgress (distance 4)")
 		}
-		cm.WriteString("; with fewer traced runs the curve starts lower, which is why the tables take the union over several. ")
-	} else {
-		cm.WriteString("Warning: a curve is not monotone. ")
+		cm.WriteString("; the union counts a row such a run detects. ")
 	}
 	fmt.Fprintf(&cm, "The FPs are far fewer (%s against 25/33/37/41/61) and there is no jump at 5: the kernels are a few dozen instructions with one or a few sites each, not applications with hundreds of sites and custom synchronisation, so there is little noise for a longer slice to pick up; MaxDistance 4 is still the point after which nothing more is detected.", curve(fps))
 	data := results.NewTable("maxdistance_curve", "Bugs detected and total FPs by MaxDistance, weft and the paper", "MaxDistance", "bugs (weft)", "bugs (paper)", "FPs (weft)", "FPs (paper)")
@@ -1021,7 +1093,7 @@ func cqTable6(ks []*cqKernel, reps int) (Section, string, error) {
 		plains = append(plains, float64(k.plainHost.Nanoseconds())/1e3)
 		tc := ""
 		if k.tests > 0 {
-			x := float64(k.testCycles) / float64(k.tests) / float64(max(k.cycles, 1))
+			x := k.testRatio / float64(k.tests)
 			testRatios = append(testRatios, x)
 			tc = fmt.Sprintf("%.2f", x)
 		}
@@ -1037,9 +1109,9 @@ func cqTable6(ks []*cqKernel, reps int) (Section, string, error) {
 	for _, p := range pts {
 		minB, maxB = min(minB, p.bytes), max(maxB, p.bytes)
 	}
-	sum := fmt.Sprintf("Table 6: tracing overhead %.0f–%.0f%% host time (median %.0f%%), total per input %.2f–%.2f× (paper 21–3846%%, 1.26–40×)", so.Min, so.Max, so.Median, st.Min, st.Max)
+	sum := fmt.Sprintf("Table 6: tracing overhead %.0f–%.0f%% host time (median %.0f%%), total per input %.2f–%.2f× (paper 21–3846%%, 1.26–38.5×)", so.Min, so.Max, so.Median, st.Min, st.Max)
 	var cm strings.Builder
-	fmt.Fprintf(&cm, "The recorder is an observer of the simulator's event stream, so it costs no simulated cycles; its cost is host time, %.0f–%.0f%% over the plain simulated run (median %.0f%%), against PIN's 21–3846%% over native runs, and the total per input (traced run plus analysis over the plain run) is %.2f–%.2f× (paper 1.26–40×). ", so.Min, so.Max, so.Median, st.Min, st.Max)
+	fmt.Fprintf(&cm, "The recorder is an observer of the simulator's event stream, so it costs no simulated cycles; its cost is host time, %.0f–%.0f%% over the plain simulated run (median %.0f%%), against PIN's 21–3846%% over native runs, and the total per input (traced run plus analysis over the plain run) is %.2f–%.2f× (paper 1.26–38.5×). ", so.Min, so.Max, so.Median, st.Min, st.Max)
 	fmt.Fprintf(&cm, "The baseline is a simulation, already slow, so the relative overhead is small where the paper's is large for short runs. Traces are %.0f to %.0f bytes (paper: 24.7 KB to 115 MB) and follow, by construction, the critical-read executions plus the writes to the words they may read and the synchronisation. ", minB, maxB)
 	if len(pts) > 2 {
 		xs, ys := make([]float64, len(pts)), make([]float64, len(pts))

@@ -58,7 +58,7 @@ func TestConseqShapes(t *testing.T) {
 	t3 := get("table3")
 	cC, cR, cA := col(t3, "ConSeq"), col(t3, "Race"), col(t3, "Atom")
 	raceRows := []string{"Moz2", "Moz3", "MySQL3"}
-	atomRows := []string{"FFT", "MySQL1", "Moz2", "MySQL3", "MySQL2", "OO"}
+	atomRows := []string{"FFT", "MySQL1", "Moz2", "MySQL2"}
 	for _, x := range cqRows {
 		rw := row(t3, x.row)
 		if want := cqMark(x.row != "Aget1"); rw[cC] != want {
@@ -75,7 +75,7 @@ func TestConseqShapes(t *testing.T) {
 	if tot := row(t3, "Total"); tot[col(t3, "ConSeq+INV")] != "11/11 (paper 11/11)" {
 		t.Errorf("ConSeq+INV total %v, want 11/11", tot[col(t3, "ConSeq+INV")])
 	}
-	if tot := row(t3, "Total"); tot[cC] != "10/11" || tot[cR] != "3/11" || tot[cA] != "6/11" {
+	if tot := row(t3, "Total"); tot[cC] != "10/11" || tot[cR] != "3/11" || tot[cA] != "4/11" {
 		t.Errorf("totals %v", tot)
 	}
 
@@ -85,7 +85,7 @@ func TestConseqShapes(t *testing.T) {
 	md := get("maxdistance")
 	bugs, fps := col(md, "Bugs detected (weft)"), col(md, "Total FPs (weft)")
 	wantBugs := []float64{6, 8, 9, 10, 10}
-	wantFPs := []float64{2, 5, 5, 6, 6}
+	wantFPs := []float64{1, 2, 2, 2, 2}
 	if len(md.Rows) != cqMaxMD {
 		t.Fatalf("%d MaxDistance rows", len(md.Rows))
 	}
@@ -132,14 +132,14 @@ func TestConseqShapes(t *testing.T) {
 			t.Errorf("%s: verdicts do not add up: %v", rw[0], rw)
 		}
 	}
-	if s := row(tt, "Sum"); num(s[fp]) != wantFPs[3] || num(s[fk]) != 3 {
-		t.Errorf("tester sums %v, want %v FPs of which 3 kept", s, wantFPs[3])
+	if s := row(tt, "Sum"); num(s[fp]) != wantFPs[3] || num(s[fk]) != 1 {
+		t.Errorf("tester sums %v, want %v FPs of which 1 kept", s, wantFPs[3])
 	}
 	if !strings.Contains(comments.String(), "Each fails with its kernel's own bug symptom") {
 		t.Error("a kept FP fails with another symptom than its kernel's bug")
 	}
 	if n := len(get("table4_reports").Rows); n != 32 {
-		t.Errorf("%d reports at MaxDistance 4, want 32 (24 bug triples, 8 FPs)", n)
+		t.Errorf("%d reports at MaxDistance 4, want 32 (30 bug triples, 2 FPs)", n)
 	}
 
 	// Table 5: critical reads per site within the paper's 0.5–4, except

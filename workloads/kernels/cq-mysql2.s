@@ -27,6 +27,25 @@
 #
 # Tuning: the slave waits `delay 150, 420` for the event (a timed wait on
 # update_cond); the master notices the request after `delay 20, 340`.
+#
+# Noise (custom synchronisation, not the bug), two start-up handshakes:
+# - Recognised: the master opens the binary log, stores its
+#   log_file_name and then sets the log's open flag; the slave spins
+#   `while (!mysql_bin_log.is_open()) cpu_relax();` before its first
+#   request and then checks DBUG_ASSERT(log_file_name) (an ASS site, the
+#   load at distance 1). With the spin-flag recogniser on, the loop's exit
+#   orders the master's store before the check and ConSeq reports nothing
+#   there; with it off, the uninitialised-read extension reports the
+#   initial NULL (a false positive).
+# - Not recognised: start_slave_thread (main) waits for the slave to
+#   register its THD in a loop that sleeps through a call
+#   (`while (!mi->slave_running) my_sleep(...);`), then checks
+#   DBUG_ASSERT(mi->io_thd) (an ASS site, the load at distance 1). The
+#   call puts the loop outside the recogniser's spin-flag pattern, so
+#   ConSeq keeps an uninitialised-read false positive on the io_thd read
+#   even with the recogniser on (the paper's main FP source, unrecognised
+#   custom synchronisation).
+# All these words are plain unlocked accesses, benign races.
 
 .kernel  cq-mysql2
 .desc    "slave sets pos then expects the master to advance it before its locked log_read; if S3 runs before the master's S2 it reads its own value and the position assert fails"
@@ -44,17 +63,47 @@ want:        .word 0                    # the slave asked for the next event
 pos_in_file: .word 0                    # the slave's IO_CACHE file base (slave only)
 my_pos:      .word 0                    # the slave's own position (slave only)
              .align 64
+log_file_name: .word 0                  # mysql_bin_log.log_file_name (NULL: not open)
+log_open:    .word 0                    # mysql_bin_log.log_state == LOG_OPENED
+             .align 64
+binlog_name: .space 4                   # the log file's name
+             .align 64
+io_thd:      .word 0                    # mi->io_thd: the slave's THD
+slave_running: .word 0                  # mi->slave_running
+             .align 64
 
 .text
 .func main
 main:    spawn  r10, master, r0
          spawn  r11, slave, r0
+ms_wait: ld     r4, slave_running       # while (!mi->slave_running)
+         bnez   r4, ms_up
+         call   my_sleep                #     my_sleep(...)
+         jmp    ms_wait
+ms_up:   ld     r5, io_thd              # DBUG_ASSERT(mi->io_thd)  (noise, distance 1)
+         sne    r6, r5, 0
+         assert r6, "start_slave_thread: slave running with no THD"
          join   r10
          join   r11
          exit
 
+.func my_sleep
+my_sleep: work  30
+         ret
+
 .func slave
-slave:   lock   LOG_lock                # the first request
+slave:   tid    r3
+         st     r3, io_thd              # mi->io_thd = thd
+         li     r3, 1
+         st     r3, slave_running       # mi->slave_running = 1
+sl_open: ld     r3, log_open            # while (!mysql_bin_log.is_open())
+         bnez   r3, sl_up
+         work   20                      #     cpu_relax()
+         jmp    sl_open
+sl_up:   ld     r3, log_file_name       # DBUG_ASSERT(log_file_name)  (noise, distance 1)
+         sne    r3, r3, 0
+         assert r3, "mysql_binlog_send: binary log open with no file name"
+         lock   LOG_lock                # the first request
          st     r0, pos         @bug    # S1: pos = my_pos
          li     r4, 1
          st     r4, want                # ask for the next event
@@ -86,7 +135,12 @@ re_last: unlock LOG_lock
          ret
 
 .func master
-master:  li     r2, 0                   # events appended
+master:  work   60                      # MYSQL_LOG::open: create the binary log
+         la     r3, binlog_name
+         st     r3, log_file_name       # log_file_name = name
+         li     r3, 1
+         st     r3, log_open            # log_state = LOG_OPENED
+         li     r2, 0                   # events appended
 m_loop:  delay  20, 340                 # the master's event loop
          lock   LOG_lock
          ld     r3, want

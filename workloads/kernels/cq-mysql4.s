@@ -30,20 +30,36 @@
 #
 # Tuning: the client's gap between posting and S1 is `delay 20, 140`; the
 # handler polls every `delay 20, 160` and refreshes for `work 60`.
+#
+# Noise (custom synchronisation, not the bug): the request carries its
+# table list. The client stores request_tables and then posts the request
+# flag; the handler's poll loop (lock; read `request`; unlock; until set)
+# is a spin flag in ConSeq's sense, and after it the handler reads the list
+# and checks DBUG_ASSERT(tables) (an ASS site, the load at distance 1).
+# With the spin-flag recogniser on, the loop's exit orders the client's
+# store before the check and ConSeq reports nothing there; with it off the
+# check's read has no write ordered before it, and the uninitialised-read
+# extension reports the initial NULL (a false positive: the handler cannot
+# see the request before the list). The client stores the list under
+# LOCK_open; the handler, which owns the request once it has seen the
+# flag, reads it without the lock.
 
 .kernel  cq-mysql4
 .desc    "the client posts a refresh request before it marks the refresh pending; a quick handler clears the mark first and the client's wait loop never ends"
 .class   order
-.force   "seed=1"
+.force   "seed=3"
 .source  "conseq:MySQL4"
 .cores   2
 
 .data
 LOCK_open:       .word 0
                  .align 64
-request:         .word 0                # the handler's request slot
+request:         .word 0                # the handler's request slot: the posted flag
+request_tables:  .word 0                #   and its table list (NULL: none)
                  .align 64
 refresh_pending: .word 0
+                 .align 64
+table_list:      .space 4               # the statement's TABLE_LIST
                  .align 64
 thd_state:       .word 0                # the client's thd->state (client only): 1 WAITING, 0 DONE
                  .align 64
@@ -58,7 +74,9 @@ main:    spawn  r10, handler, r0
 
 .func client_refresh
 client_refresh: li r2, 1
+         la     r6, table_list
          lock   LOCK_open
+         st     r6, request_tables      # request->tables = the statement's table list
          st     r2, request             # post(request): the handler may start now
          unlock LOCK_open
          delay  20, 140                 # close this thread's own tables
@@ -87,6 +105,9 @@ handler: delay  20, 160                 # wait for a request
          ld     r2, request
          unlock LOCK_open
          beqz   r2, handler
+         ld     r3, request_tables      # tables = request->tables  (noise, distance 1)
+         sne    r4, r3, 0
+         assert r4, "handle_refresh: DBUG_ASSERT(tables) failed"
          work   60                      # close and reopen the tables
          lock   LOCK_open
          st     r0, refresh_pending @bug # S2: refresh_pending = FALSE

@@ -381,6 +381,20 @@ func (c *Core) run() {
 			st.Instrs++
 			pc = st.Ret[st.SP]
 			continue
+		case isa.OpLd, isa.OpSt, isa.OpCas, isa.OpXchg, isa.OpFadd:
+			st.PC, st.Time = pc, t
+			switch c.direct(in) {
+			case directDone:
+				pc, t = st.PC, st.Time
+				continue
+			case directStop:
+				return
+			}
+			if !c.globalOp(in, -1) {
+				return
+			}
+			pc, t = st.PC, st.Time
+			continue
 		default:
 			st.PC, st.Time = pc, t
 			if !c.globalOp(in, -1) {
@@ -446,6 +460,178 @@ func (c *Core) atGlobal(t core.Cycle) bool {
 	return true
 }
 
+// What direct did with an access.
+const (
+	// directGeneral: the access needs the general path (a miss, an
+	// illegal address, an extension's check that must run); the
+	// instruction is issued (its jitter drawn) and nothing else changed.
+	directGeneral int8 = iota
+	// directDone: the access was performed and the instruction retired.
+	directDone
+	// directStop: the core stopped (it gave way to an earlier event and
+	// scheduled itself, or a safe point or the run's end was requested).
+	directStop
+)
+
+// direct is the direct path of a load, store or RMW (cas, xchg, fadd)
+// that hits in the L1: it performs the instruction at its own cycle in
+// global order with the same effects, in the same order, as globalOp →
+// step → line → performed → retire, without their calls. It declines
+// (directGeneral) when the access misses or its address is illegal, or
+// when an extension's check would run: every check must be one the core
+// skips because the granule's owner field is the accessing thread's
+// (Port.OnCheckOwned), which costs and changes nothing. Perform hooks,
+// observers and schedule-control watchers are served as globalOp serves
+// them.
+func (c *Core) direct(in *isa.Instruction) int8 {
+	m := c.m
+	st := &c.st
+	if !st.Issued {
+		st.Issued = true
+		if hi := m.spec.JitterCycles; hi > 0 {
+			j := core.Cycle(st.RNG.UpTo(hi))
+			st.Time += j
+			st.Buckets[MemStall] += j
+		}
+		if m.irritateBelow != 0 {
+			c.irritate()
+		}
+	}
+	t := st.Time
+	if !c.atGlobal(t) {
+		// Give way: an earlier event (another core's access, a bus
+		// completion) must fire first.
+		c.schedule(t)
+		return directStop
+	}
+	r := &st.Regs
+	a := uint64(r[in.Base&(isa.NumRegs-1)] + in.Off)
+	if a&(isa.WordBytes-1) != 0 || a < isa.DataBase || (a >= m.dataEnd && a < m.heapBase) || a >= m.st.heapNext ||
+		(m.st.anyFreed && m.isFreed(a)) {
+		return directGeneral
+	}
+	op := in.Op
+	write := op != isa.OpLd
+	var f int
+	if len(m.checks) == 0 {
+		if f = m.mem.Hit(c.id, a, write, !st.Counted); f < 0 {
+			return directGeneral
+		}
+	} else {
+		if f = m.mem.Lookup(c.id, a, write); f < 0 || !c.checksSkipped(f, a) {
+			return directGeneral
+		}
+		m.mem.Commit(c.id, f, write, !st.Counted)
+	}
+	st.Bucket = MemStall
+	st.Hit = true
+	st.Counted = false
+	mem := m.mem
+	old := mem.ReadWord(f, a)
+	switch op {
+	case isa.OpLd:
+		r[in.Rd&(isa.NumRegs-1)] = old
+		st.Stats[StatLoads]++
+		st.Stats[StatMemOps]++
+		if m.events.Watching(core.KindRead) {
+			c.emitAccessFlags(core.KindRead, a, old, 0, 0, 0)
+		}
+		r[0] = 0
+	case isa.OpSt:
+		v := r[in.Rs&(isa.NumRegs-1)]
+		mem.WriteWord(f, a, v)
+		st.Stats[StatStores]++
+		st.Stats[StatMemOps]++
+		if m.events.Watching(core.KindWrite) {
+			c.emitAccessFlags(core.KindWrite, a, v, 0, 0, 0)
+		}
+	default:
+		v := old
+		stored := true
+		switch op {
+		case isa.OpCas:
+			stored = old == r[in.Rs&(isa.NumRegs-1)]
+			if stored {
+				v = r[in.Rt&(isa.NumRegs-1)]
+			}
+		case isa.OpXchg:
+			v = r[in.Rs&(isa.NumRegs-1)]
+		case isa.OpFadd:
+			if in.UseImm {
+				v = old + in.Imm
+			} else {
+				v = old + r[in.Rs&(isa.NumRegs-1)]
+			}
+		}
+		if stored {
+			mem.WriteWord(f, a, v)
+		} else {
+			st.NoStore = true
+		}
+		r[in.Rd&(isa.NumRegs-1)] = old
+		st.Stats[StatRMWs]++
+		st.Stats[StatMemOps]++
+		if m.events.Watching(core.KindRMW) {
+			c.emitAccessFlags(core.KindRMW, a, v, uint64(old), b2u(stored), 0)
+		}
+		r[0] = 0
+	}
+	// As performed does:
+	if len(m.performs) != 0 {
+		c.performHooks(f, a, write)
+	}
+	st.NoStore = false
+	if m.st.waiting != 0 {
+		m.notifyAccess(c, a, write)
+	}
+	st.Time += m.spec.HitCycles + st.Charge
+	st.Charge = 0
+	st.PC++
+	// As retire and globalOp do:
+	st.Issued = false
+	st.Phase = 0
+	st.TimedOut = false
+	st.Instrs++
+	if m.st.waiting != 0 || m.pending != 0 || m.st.ended {
+		if m.st.waiting > 0 && !m.st.ended {
+			m.recheckPredicates(st.Time)
+		}
+		if m.st.ended {
+			return directStop
+		}
+		if m.pending != 0 {
+			c.schedule(st.Time)
+			return directStop
+		}
+	}
+	return directDone
+}
+
+// checksSkipped reports whether every extension's check of an access to a
+// in frame f is one the core skips (OnCheckOwned: the granule's owner
+// field holds the accessing thread's id + 1), as checkPhase would.
+func (c *Core) checksSkipped(f int, a uint64) bool {
+	m := c.m
+	rec := m.mem.Meta(f)
+	own := uint64(c.st.Thread) + 1
+	for i := range m.checks {
+		h := &m.checks[i]
+		if h.owned < 0 || h.region.Granule(h.region.Of(rec), a)[h.owned] != own {
+			return false
+		}
+	}
+	return true
+}
+
+// jitter draws the random extra latency of a memory instruction being
+// issued (sim.jitter_cycles > 0) from the thread's stream.
+func (c *Core) jitter() {
+	st := &c.st
+	j := core.Cycle(st.RNG.UpTo(c.m.spec.JitterCycles))
+	st.Time += j
+	st.Buckets[MemStall] += j
+}
+
 // globalOp performs an instruction whose effects other threads can see, at
 // its own cycle in global order. It reports whether the core may go on
 // running; otherwise the core has blocked or scheduled itself. frame is the
@@ -456,9 +642,7 @@ func (c *Core) globalOp(in *isa.Instruction, frame int) bool {
 	if !st.Issued {
 		st.Issued = true
 		if m.spec.JitterCycles > 0 && in.Op.TouchesMemory() {
-			j := core.Cycle(st.RNG.Range(0, m.spec.JitterCycles))
-			st.Time += j
-			st.Buckets[MemStall] += j
+			c.jitter()
 		}
 		if m.irritateBelow != 0 && in.Op.TouchesMemory() {
 			c.irritate()

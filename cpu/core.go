@@ -383,12 +383,14 @@ func (c *Core) run() {
 			continue
 		case isa.OpLd, isa.OpSt, isa.OpCas, isa.OpXchg, isa.OpFadd:
 			st.PC, st.Time = pc, t
-			switch c.direct(in) {
-			case directDone:
-				pc, t = st.PC, st.Time
-				continue
-			case directStop:
-				return
+			if !m.noDirect {
+				switch c.direct(in) {
+				case directDone:
+					pc, t = st.PC, st.Time
+					continue
+				case directStop:
+					return
+				}
 			}
 			if !c.globalOp(in, -1) {
 				return

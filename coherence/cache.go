@@ -23,13 +23,9 @@ func (s *System) find(c int, line uint64) int {
 func (s *System) Lookup(c int, addr uint64, write bool) int {
 	line := addr >> s.lineShift
 	st := &s.st
-	f := s.mru[c]
-	if st.tags[f] != line || st.states[f] == Invalid {
-		f = s.find(c, line)
-		if f < 0 {
-			return -1
-		}
-		s.mru[c] = f
+	f := s.find(c, line)
+	if f < 0 {
+		return -1
 	}
 	if write && st.states[f] == Shared {
 		return -1
@@ -71,13 +67,9 @@ func (s *System) Commit(c int, f int, write, count bool) {
 func (s *System) Hit(c int, addr uint64, write, count bool) int {
 	line := addr >> s.lineShift
 	st := &s.st
-	f := s.mru[c]
-	if st.tags[f] != line || st.states[f] == Invalid {
-		f = s.find(c, line)
-		if f < 0 {
-			return -1
-		}
-		s.mru[c] = f
+	f := s.find(c, line)
+	if f < 0 {
+		return -1
 	}
 	l1 := &st.l1[c]
 	if write {

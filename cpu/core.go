@@ -272,61 +272,61 @@ func (c *Core) run() {
 		if in.UseImm {
 			b = in.Imm
 		} else {
-			b = r[in.Rt]
+			b = r[in.Rt&regMask]
 		}
 		switch in.Op {
 		case isa.OpLi, isa.OpLa:
-			r[in.Rd] = in.Imm
+			r[in.Rd&regMask] = in.Imm
 		case isa.OpMov:
-			r[in.Rd] = r[in.Rs]
+			r[in.Rd&regMask] = r[in.Rs&regMask]
 		case isa.OpAdd:
-			r[in.Rd] = r[in.Rs] + b
+			r[in.Rd&regMask] = r[in.Rs&regMask] + b
 		case isa.OpSub:
-			r[in.Rd] = r[in.Rs] - b
+			r[in.Rd&regMask] = r[in.Rs&regMask] - b
 		case isa.OpMul:
-			r[in.Rd] = r[in.Rs] * b
+			r[in.Rd&regMask] = r[in.Rs&regMask] * b
 		case isa.OpDiv, isa.OpRem:
 			if b == 0 {
 				st.PC, st.Time = pc, t
 				c.syncCrash("division by zero")
 				return
 			}
-			a := r[in.Rs]
+			a := r[in.Rs&regMask]
 			if b == -1 {
 				// Go panics on MinInt64 / -1 for constants only; keep the
 				// wrap-around result explicit.
 				if in.Op == isa.OpDiv {
-					r[in.Rd] = -a
+					r[in.Rd&regMask] = -a
 				} else {
-					r[in.Rd] = 0
+					r[in.Rd&regMask] = 0
 				}
 			} else if in.Op == isa.OpDiv {
-				r[in.Rd] = a / b
+				r[in.Rd&regMask] = a / b
 			} else {
-				r[in.Rd] = a % b
+				r[in.Rd&regMask] = a % b
 			}
 		case isa.OpAnd:
-			r[in.Rd] = r[in.Rs] & b
+			r[in.Rd&regMask] = r[in.Rs&regMask] & b
 		case isa.OpOr:
-			r[in.Rd] = r[in.Rs] | b
+			r[in.Rd&regMask] = r[in.Rs&regMask] | b
 		case isa.OpXor:
-			r[in.Rd] = r[in.Rs] ^ b
+			r[in.Rd&regMask] = r[in.Rs&regMask] ^ b
 		case isa.OpShl:
-			r[in.Rd] = r[in.Rs] << (uint64(b) & 63)
+			r[in.Rd&regMask] = r[in.Rs&regMask] << (uint64(b) & 63)
 		case isa.OpShr:
-			r[in.Rd] = int64(uint64(r[in.Rs]) >> (uint64(b) & 63))
+			r[in.Rd&regMask] = int64(uint64(r[in.Rs&regMask]) >> (uint64(b) & 63))
 		case isa.OpSar:
-			r[in.Rd] = r[in.Rs] >> (uint64(b) & 63)
+			r[in.Rd&regMask] = r[in.Rs&regMask] >> (uint64(b) & 63)
 		case isa.OpSeq:
-			r[in.Rd] = b2i(r[in.Rs] == b)
+			r[in.Rd&regMask] = b2i(r[in.Rs&regMask] == b)
 		case isa.OpSne:
-			r[in.Rd] = b2i(r[in.Rs] != b)
+			r[in.Rd&regMask] = b2i(r[in.Rs&regMask] != b)
 		case isa.OpSlt:
-			r[in.Rd] = b2i(r[in.Rs] < b)
+			r[in.Rd&regMask] = b2i(r[in.Rs&regMask] < b)
 		case isa.OpSle:
-			r[in.Rd] = b2i(r[in.Rs] <= b)
+			r[in.Rd&regMask] = b2i(r[in.Rs&regMask] <= b)
 		case isa.OpTid:
-			r[in.Rd] = int64(st.Thread)
+			r[in.Rd&regMask] = int64(st.Thread)
 		case isa.OpNop:
 		case isa.OpWork:
 			t += core.Cycle(in.Imm)
@@ -336,17 +336,17 @@ func (c *Core) run() {
 			var taken bool
 			switch in.Op {
 			case isa.OpBeq:
-				taken = r[in.Rs] == b
+				taken = r[in.Rs&regMask] == b
 			case isa.OpBne:
-				taken = r[in.Rs] != b
+				taken = r[in.Rs&regMask] != b
 			case isa.OpBlt:
-				taken = r[in.Rs] < b
+				taken = r[in.Rs&regMask] < b
 			case isa.OpBge:
-				taken = r[in.Rs] >= b
+				taken = r[in.Rs&regMask] >= b
 			case isa.OpBeqz:
-				taken = r[in.Rs] == 0
+				taken = r[in.Rs&regMask] == 0
 			case isa.OpBnez:
-				taken = r[in.Rs] != 0
+				taken = r[in.Rs&regMask] != 0
 			default:
 				taken = true
 			}
@@ -412,6 +412,11 @@ func (c *Core) run() {
 	}
 	st.PC, st.Time = pc, t
 }
+
+// regMask masks a register index into the register file, so that indexing
+// needs no bounds check (the assembler and the builder reject registers
+// past isa.NumRegs).
+const regMask = isa.NumRegs - 1
 
 // localOp reports whether run executes o on the core alone, without
 // entering global order (registers, control, work and delay).
@@ -507,7 +512,7 @@ func (c *Core) direct(in *isa.Instruction) int8 {
 		return directStop
 	}
 	r := &st.Regs
-	a := uint64(r[in.Base&(isa.NumRegs-1)] + in.Off)
+	a := uint64(r[in.Base&regMask] + in.Off)
 	if a&(isa.WordBytes-1) != 0 || a < isa.DataBase || (a >= m.dataEnd && a < m.heapBase) || a >= m.st.heapNext ||
 		(m.st.anyFreed && m.isFreed(a)) {
 		return directGeneral
@@ -532,37 +537,33 @@ func (c *Core) direct(in *isa.Instruction) int8 {
 	old := mem.ReadWord(f, a)
 	switch op {
 	case isa.OpLd:
-		r[in.Rd&(isa.NumRegs-1)] = old
+		r[in.Rd&regMask] = old
 		st.Stats[StatLoads]++
 		st.Stats[StatMemOps]++
-		if m.events.Watching(core.KindRead) {
-			c.emitAccessFlags(core.KindRead, a, old, 0, 0, 0)
-		}
+		c.emitAccessFlags(core.KindRead, a, old, 0, 0, 0)
 		r[0] = 0
 	case isa.OpSt:
-		v := r[in.Rs&(isa.NumRegs-1)]
+		v := r[in.Rs&regMask]
 		mem.WriteWord(f, a, v)
 		st.Stats[StatStores]++
 		st.Stats[StatMemOps]++
-		if m.events.Watching(core.KindWrite) {
-			c.emitAccessFlags(core.KindWrite, a, v, 0, 0, 0)
-		}
+		c.emitAccessFlags(core.KindWrite, a, v, 0, 0, 0)
 	default:
 		v := old
 		stored := true
 		switch op {
 		case isa.OpCas:
-			stored = old == r[in.Rs&(isa.NumRegs-1)]
+			stored = old == r[in.Rs&regMask]
 			if stored {
-				v = r[in.Rt&(isa.NumRegs-1)]
+				v = r[in.Rt&regMask]
 			}
 		case isa.OpXchg:
-			v = r[in.Rs&(isa.NumRegs-1)]
+			v = r[in.Rs&regMask]
 		case isa.OpFadd:
 			if in.UseImm {
 				v = old + in.Imm
 			} else {
-				v = old + r[in.Rs&(isa.NumRegs-1)]
+				v = old + r[in.Rs&regMask]
 			}
 		}
 		if stored {
@@ -570,12 +571,10 @@ func (c *Core) direct(in *isa.Instruction) int8 {
 		} else {
 			st.NoStore = true
 		}
-		r[in.Rd&(isa.NumRegs-1)] = old
+		r[in.Rd&regMask] = old
 		st.Stats[StatRMWs]++
 		st.Stats[StatMemOps]++
-		if m.events.Watching(core.KindRMW) {
-			c.emitAccessFlags(core.KindRMW, a, v, uint64(old), b2u(stored), 0)
-		}
+		c.emitAccessFlags(core.KindRMW, a, v, uint64(old), b2u(stored), 0)
 		r[0] = 0
 	}
 	// As performed does:
@@ -814,30 +813,30 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		old := mem.ReadWord(f, a)
 		switch in.Op {
 		case isa.OpLd:
-			r[in.Rd] = old
+			r[in.Rd&regMask] = old
 			c.count(StatLoads)
-			c.emitAccess(core.KindRead, a, old, 0, 0)
+			c.emitAccessFlags(core.KindRead, a, old, 0, 0, 0)
 		case isa.OpSt:
-			v := r[in.Rs]
+			v := r[in.Rs&regMask]
 			mem.WriteWord(f, a, v)
 			c.count(StatStores)
-			c.emitAccess(core.KindWrite, a, v, 0, 0)
+			c.emitAccessFlags(core.KindWrite, a, v, 0, 0, 0)
 		default:
 			v := old
 			stored := true
 			switch in.Op {
 			case isa.OpCas:
-				stored = old == r[in.Rs]
+				stored = old == r[in.Rs&regMask]
 				if stored {
-					v = r[in.Rt]
+					v = r[in.Rt&regMask]
 				}
 			case isa.OpXchg:
-				v = r[in.Rs]
+				v = r[in.Rs&regMask]
 			case isa.OpFadd:
 				if in.UseImm {
 					v = old + in.Imm
 				} else {
-					v = old + r[in.Rs]
+					v = old + r[in.Rs&regMask]
 				}
 			}
 			if stored {
@@ -845,9 +844,9 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 			} else {
 				st.NoStore = true
 			}
-			r[in.Rd] = old
+			r[in.Rd&regMask] = old
 			c.count(StatRMWs)
-			c.emitAccess(core.KindRMW, a, v, uint64(old), b2u(stored))
+			c.emitAccessFlags(core.KindRMW, a, v, uint64(old), b2u(stored), 0)
 		}
 		r[0] = 0
 		c.performed(f, a, write)
@@ -873,13 +872,13 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 	case isa.OpAlloc:
 		n := in.Imm
 		if !in.UseImm {
-			n = r[in.Rs]
+			n = r[in.Rs&regMask]
 		}
 		if n < 0 || uint64(n) > (m.heapEnd-m.st.heapNext)/isa.WordBytes {
 			m.crash(Crash, c, fmt.Sprintf("alloc of %d words: heap exhausted or negative size", n), st.Time)
 			return false, false
 		}
-		r[in.Rd] = int64(m.st.heapNext)
+		r[in.Rd&regMask] = int64(m.st.heapNext)
 		r[0] = 0
 		m.st.heapNext += uint64(n) * isa.WordBytes
 		m.mem.GrowMemory(int(m.wordIndex(m.st.heapNext)))
@@ -889,7 +888,7 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 	case isa.OpFree:
 		return c.free(in)
 	case isa.OpAssert:
-		if r[in.Rs] == 0 {
+		if r[in.Rs&regMask] == 0 {
 			m.crash(Assert, c, m.message(in), st.Time)
 			return false, false
 		}
@@ -905,9 +904,9 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		st.PC++
 		return true, true
 	case isa.OpOut:
-		m.st.outputs = append(m.st.outputs, r[in.Rs])
+		m.st.outputs = append(m.st.outputs, r[in.Rs&regMask])
 		if m.events.Watching(core.KindOutput) {
-			c.emit(core.KindOutput, 0, r[in.Rs])
+			c.emit(core.KindOutput, 0, r[in.Rs&regMask])
 		}
 		if m.ckptOnOutput {
 			m.pending |= wantCheckpoint
@@ -970,17 +969,18 @@ func (c *Core) readStats(dst []uint64) {
 	dst[StatInstructions] = n
 }
 
-// emitAccess emits a Read, Write or RMW event for the current instruction.
-func (c *Core) emitAccess(k core.Kind, addr uint64, v int64, w0, w1 uint64) {
-	c.emitAccessFlags(k, addr, v, w0, w1, 0)
+// emitAccessFlags emits a Read, Write or RMW event for the current
+// instruction, with event flags (FlagSync for sync words). It inlines to the observer-mask test; the event is built only when
+// watched.
+func (c *Core) emitAccessFlags(k core.Kind, addr uint64, v int64, w0, w1 uint64, flags uint8) {
+	if c.m.events.Watching(k) {
+		c.emitAccessEvent(k, addr, v, w0, w1, flags)
+	}
 }
 
-// emitAccessFlags is emitAccess with event flags (FlagSync for sync words).
-func (c *Core) emitAccessFlags(k core.Kind, addr uint64, v int64, w0, w1 uint64, flags uint8) {
+// emitAccessEvent builds and emits a watched access event.
+func (c *Core) emitAccessEvent(k core.Kind, addr uint64, v int64, w0, w1 uint64, flags uint8) {
 	m := c.m
-	if !m.events.Watching(k) {
-		return
-	}
 	if c.st.Hit {
 		flags |= core.FlagHit
 	}

@@ -23,13 +23,9 @@ func (s *System) find(c int, line uint64) int {
 func (s *System) Lookup(c int, addr uint64, write bool) int {
 	line := addr >> s.lineShift
 	st := &s.st
-	f := s.mru[c]
-	if st.tags[f] != line || st.states[f] == Invalid {
-		f = s.find(c, line)
-		if f < 0 {
-			return -1
-		}
-		s.mru[c] = f
+	f := s.find(c, line)
+	if f < 0 {
+		return -1
 	}
 	if write && st.states[f] == Shared {
 		return -1
@@ -63,6 +59,37 @@ func (s *System) Commit(c int, f int, write, count bool) {
 	}
 	st.ticks[c]++
 	st.lru[f] = st.ticks[c]
+}
+
+// Hit is Lookup followed, on a hit, by Commit, in one call: the processor's
+// direct path for an access with no check phase. It returns the frame, or
+// -1 for a miss (nothing changed).
+func (s *System) Hit(c int, addr uint64, write, count bool) int {
+	line := addr >> s.lineShift
+	st := &s.st
+	f := s.find(c, line)
+	if f < 0 {
+		return -1
+	}
+	l1 := &st.l1[c]
+	if write {
+		tr := mesiTable[st.states[f]][LocalWrite]
+		if !tr.Defined || tr.Actions != 0 {
+			// A write to a Shared line misses (an upgrade).
+			return -1
+		}
+		st.states[f] = tr.Next
+		if count {
+			l1[StatWrites]++
+			l1[StatWriteHits]++
+		}
+	} else if count {
+		l1[StatReads]++
+		l1[StatReadHits]++
+	}
+	st.ticks[c]++
+	st.lru[f] = st.ticks[c]
+	return f
 }
 
 // Probe is Lookup followed, on a hit, by a counted Commit: for callers with

@@ -231,9 +231,6 @@ type System struct {
 	ev         core.Event
 	list       []uint64
 	zeroMeta   []uint64
-	// mru is each core's most recently hit frame, checked before the set
-	// scan. It is a hint (validated on use), not state.
-	mru []int
 }
 
 // New builds a memory system with memWords words of backing memory starting
@@ -265,7 +262,6 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 		events:    events,
 		clients:   make([]Client, spec.Cores),
 		zeroMeta:  make([]uint64, spec.MetaWords),
-		mru:       make([]int, spec.Cores),
 		// Bounded by the core count; sized now so the hot path never grows them.
 		responders: make([]int, 0, spec.Cores),
 		list:       make([]uint64, 0, spec.Cores),
@@ -277,11 +273,6 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 		s.wordShift++
 	}
 	s.metaBytes = (spec.MetaBits + 7) / 8
-	for c := range s.mru {
-		// Each core's hint starts at its own first frame, so a hint always
-		// names one of the core's frames and needs no range check.
-		s.mru[c] = c * sets * spec.Assoc
-	}
 	frames := spec.Cores * sets * spec.Assoc
 	st := &s.st
 	st.tags = make([]uint64, frames)

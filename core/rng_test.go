@@ -182,3 +182,19 @@ func TestRNGFloat64(t *testing.T) {
 		t.Errorf("Float64 mean = %v", mean)
 	}
 }
+
+// TestUpToIsRange checks the inlinable jitter draw gives Range(0, hi)'s
+// values and advances the stream as Range does.
+func TestUpToIsRange(t *testing.T) {
+	for _, hi := range []uint64{1, 2, 3, 4, 7, 100, 1<<32 + 5, 1<<63 - 1, ^uint64(0) - 1, ^uint64(0)} {
+		a, b := NewRNG(9, "upto"), NewRNG(9, "upto")
+		for i := 0; i < 1000; i++ {
+			if x, y := a.UpTo(hi), b.Range(0, hi); x != y {
+				t.Fatalf("hi %d draw %d: UpTo %d, Range %d", hi, i, x, y)
+			}
+		}
+		if a != b {
+			t.Fatalf("hi %d: streams diverged", hi)
+		}
+	}
+}

@@ -272,61 +272,61 @@ func (c *Core) run() {
 		if in.UseImm {
 			b = in.Imm
 		} else {
-			b = r[in.Rt]
+			b = r[in.Rt&regMask]
 		}
 		switch in.Op {
 		case isa.OpLi, isa.OpLa:
-			r[in.Rd] = in.Imm
+			r[in.Rd&regMask] = in.Imm
 		case isa.OpMov:
-			r[in.Rd] = r[in.Rs]
+			r[in.Rd&regMask] = r[in.Rs&regMask]
 		case isa.OpAdd:
-			r[in.Rd] = r[in.Rs] + b
+			r[in.Rd&regMask] = r[in.Rs&regMask] + b
 		case isa.OpSub:
-			r[in.Rd] = r[in.Rs] - b
+			r[in.Rd&regMask] = r[in.Rs&regMask] - b
 		case isa.OpMul:
-			r[in.Rd] = r[in.Rs] * b
+			r[in.Rd&regMask] = r[in.Rs&regMask] * b
 		case isa.OpDiv, isa.OpRem:
 			if b == 0 {
 				st.PC, st.Time = pc, t
 				c.syncCrash("division by zero")
 				return
 			}
-			a := r[in.Rs]
+			a := r[in.Rs&regMask]
 			if b == -1 {
 				// Go panics on MinInt64 / -1 for constants only; keep the
 				// wrap-around result explicit.
 				if in.Op == isa.OpDiv {
-					r[in.Rd] = -a
+					r[in.Rd&regMask] = -a
 				} else {
-					r[in.Rd] = 0
+					r[in.Rd&regMask] = 0
 				}
 			} else if in.Op == isa.OpDiv {
-				r[in.Rd] = a / b
+				r[in.Rd&regMask] = a / b
 			} else {
-				r[in.Rd] = a % b
+				r[in.Rd&regMask] = a % b
 			}
 		case isa.OpAnd:
-			r[in.Rd] = r[in.Rs] & b
+			r[in.Rd&regMask] = r[in.Rs&regMask] & b
 		case isa.OpOr:
-			r[in.Rd] = r[in.Rs] | b
+			r[in.Rd&regMask] = r[in.Rs&regMask] | b
 		case isa.OpXor:
-			r[in.Rd] = r[in.Rs] ^ b
+			r[in.Rd&regMask] = r[in.Rs&regMask] ^ b
 		case isa.OpShl:
-			r[in.Rd] = r[in.Rs] << (uint64(b) & 63)
+			r[in.Rd&regMask] = r[in.Rs&regMask] << (uint64(b) & 63)
 		case isa.OpShr:
-			r[in.Rd] = int64(uint64(r[in.Rs]) >> (uint64(b) & 63))
+			r[in.Rd&regMask] = int64(uint64(r[in.Rs&regMask]) >> (uint64(b) & 63))
 		case isa.OpSar:
-			r[in.Rd] = r[in.Rs] >> (uint64(b) & 63)
+			r[in.Rd&regMask] = r[in.Rs&regMask] >> (uint64(b) & 63)
 		case isa.OpSeq:
-			r[in.Rd] = b2i(r[in.Rs] == b)
+			r[in.Rd&regMask] = b2i(r[in.Rs&regMask] == b)
 		case isa.OpSne:
-			r[in.Rd] = b2i(r[in.Rs] != b)
+			r[in.Rd&regMask] = b2i(r[in.Rs&regMask] != b)
 		case isa.OpSlt:
-			r[in.Rd] = b2i(r[in.Rs] < b)
+			r[in.Rd&regMask] = b2i(r[in.Rs&regMask] < b)
 		case isa.OpSle:
-			r[in.Rd] = b2i(r[in.Rs] <= b)
+			r[in.Rd&regMask] = b2i(r[in.Rs&regMask] <= b)
 		case isa.OpTid:
-			r[in.Rd] = int64(st.Thread)
+			r[in.Rd&regMask] = int64(st.Thread)
 		case isa.OpNop:
 		case isa.OpWork:
 			t += core.Cycle(in.Imm)
@@ -336,17 +336,17 @@ func (c *Core) run() {
 			var taken bool
 			switch in.Op {
 			case isa.OpBeq:
-				taken = r[in.Rs] == b
+				taken = r[in.Rs&regMask] == b
 			case isa.OpBne:
-				taken = r[in.Rs] != b
+				taken = r[in.Rs&regMask] != b
 			case isa.OpBlt:
-				taken = r[in.Rs] < b
+				taken = r[in.Rs&regMask] < b
 			case isa.OpBge:
-				taken = r[in.Rs] >= b
+				taken = r[in.Rs&regMask] >= b
 			case isa.OpBeqz:
-				taken = r[in.Rs] == 0
+				taken = r[in.Rs&regMask] == 0
 			case isa.OpBnez:
-				taken = r[in.Rs] != 0
+				taken = r[in.Rs&regMask] != 0
 			default:
 				taken = true
 			}
@@ -381,6 +381,38 @@ func (c *Core) run() {
 			st.Instrs++
 			pc = st.Ret[st.SP]
 			continue
+		case isa.OpLd, isa.OpSt, isa.OpCas, isa.OpXchg, isa.OpFadd:
+			st.PC, st.Time = pc, t
+			if !m.noDirect {
+				switch c.direct(in) {
+				case directDone:
+					pc, t = st.PC, st.Time
+					continue
+				case directStop:
+					return
+				}
+			}
+			if !c.globalOp(in, -1) {
+				return
+			}
+			pc, t = st.PC, st.Time
+			continue
+		case isa.OpLock, isa.OpUnlock:
+			st.PC, st.Time = pc, t
+			if !m.noDirect {
+				switch c.directLock(in) {
+				case directDone:
+					pc, t = st.PC, st.Time
+					continue
+				case directStop:
+					return
+				}
+			}
+			if !c.globalOp(in, -1) {
+				return
+			}
+			pc, t = st.PC, st.Time
+			continue
 		default:
 			st.PC, st.Time = pc, t
 			if !c.globalOp(in, -1) {
@@ -396,6 +428,11 @@ func (c *Core) run() {
 	}
 	st.PC, st.Time = pc, t
 }
+
+// regMask masks a register index into the register file, so that indexing
+// needs no bounds check (the assembler and the builder reject registers
+// past isa.NumRegs).
+const regMask = isa.NumRegs - 1
 
 // localOp reports whether run executes o on the core alone, without
 // entering global order (registers, control, work and delay).
@@ -446,6 +483,307 @@ func (c *Core) atGlobal(t core.Cycle) bool {
 	return true
 }
 
+// What direct did with an access.
+const (
+	// directGeneral: the access needs the general path (a miss, an
+	// illegal address, an extension's check that must run); the
+	// instruction is issued (its jitter drawn) and nothing else changed.
+	directGeneral int8 = iota
+	// directDone: the access was performed and the instruction retired.
+	directDone
+	// directStop: the core stopped (it gave way to an earlier event and
+	// scheduled itself, or a safe point or the run's end was requested).
+	directStop
+)
+
+// direct is the direct path of a load, store or RMW (cas, xchg, fadd)
+// that hits in the L1: it performs the instruction at its own cycle in
+// global order with the same effects, in the same order, as globalOp →
+// step → line → performed → retire, without their calls. It declines
+// (directGeneral) when the access misses or its address is illegal, or
+// when an extension's check would run: every check must be one the core
+// skips because the granule's owner field is the accessing thread's
+// (Port.OnCheckOwned), which costs and changes nothing. Perform hooks,
+// observers and schedule-control watchers are served as globalOp serves
+// them.
+func (c *Core) direct(in *isa.Instruction) int8 {
+	m := c.m
+	st := &c.st
+	// directIssue, directPerformed and directRetire are written out here:
+	// calls to them cost this path 4% at 8 cores.
+	if !st.Issued {
+		st.Issued = true
+		if hi := m.spec.JitterCycles; hi > 0 {
+			j := core.Cycle(st.RNG.UpTo(hi))
+			st.Time += j
+			st.Buckets[MemStall] += j
+		}
+		if m.irritateBelow != 0 {
+			c.irritate()
+		}
+	}
+	if !c.atGlobal(st.Time) {
+		c.schedule(st.Time)
+		return directStop
+	}
+	r := &st.Regs
+	a := uint64(r[in.Base&regMask] + in.Off)
+	if !m.legal(a) {
+		return directGeneral
+	}
+	op := in.Op
+	write := op != isa.OpLd
+	var f int
+	if len(m.checks) == 0 {
+		if f = m.mem.Hit(c.id, a, write, !st.Counted); f < 0 {
+			return directGeneral
+		}
+	} else {
+		if f = m.mem.Lookup(c.id, a, write); f < 0 || !c.checksSkipped(f, a) {
+			return directGeneral
+		}
+		m.mem.Commit(c.id, f, write, !st.Counted)
+	}
+	st.Bucket = MemStall
+	st.Hit = true
+	st.Counted = false
+	mem := m.mem
+	old := mem.ReadWord(f, a)
+	switch op {
+	case isa.OpLd:
+		r[in.Rd&regMask] = old
+		st.Stats[StatLoads]++
+		st.Stats[StatMemOps]++
+		c.emitAccessFlags(core.KindRead, a, old, 0, 0, 0)
+		r[0] = 0
+	case isa.OpSt:
+		v := r[in.Rs&regMask]
+		mem.WriteWord(f, a, v)
+		st.Stats[StatStores]++
+		st.Stats[StatMemOps]++
+		c.emitAccessFlags(core.KindWrite, a, v, 0, 0, 0)
+	default:
+		v := old
+		stored := true
+		switch op {
+		case isa.OpCas:
+			stored = old == r[in.Rs&regMask]
+			if stored {
+				v = r[in.Rt&regMask]
+			}
+		case isa.OpXchg:
+			v = r[in.Rs&regMask]
+		case isa.OpFadd:
+			if in.UseImm {
+				v = old + in.Imm
+			} else {
+				v = old + r[in.Rs&regMask]
+			}
+		}
+		if stored {
+			mem.WriteWord(f, a, v)
+		} else {
+			st.NoStore = true
+		}
+		r[in.Rd&regMask] = old
+		st.Stats[StatRMWs]++
+		st.Stats[StatMemOps]++
+		c.emitAccessFlags(core.KindRMW, a, v, uint64(old), b2u(stored), 0)
+		r[0] = 0
+	}
+	if len(m.performs) != 0 {
+		c.performHooks(f, a, write)
+	}
+	st.NoStore = false
+	if m.st.waiting != 0 {
+		m.notifyAccess(c, a, write)
+	}
+	st.Time += m.spec.HitCycles + st.Charge
+	st.Charge = 0
+	st.PC++
+	st.Issued = false
+	st.Phase = 0
+	st.TimedOut = false
+	st.Instrs++
+	if m.st.waiting != 0 || m.pending != 0 || m.st.ended {
+		return c.directAfter()
+	}
+	return directDone
+}
+
+// directIssue issues the instruction at the core's PC, once (its jitter
+// and irritator), and reports whether the core may act at its time now
+// (atGlobal); if not, the core gives way: it schedules itself at its time,
+// after the earlier events.
+func (c *Core) directIssue() bool {
+	m := c.m
+	st := &c.st
+	if !st.Issued {
+		st.Issued = true
+		if hi := m.spec.JitterCycles; hi > 0 {
+			j := core.Cycle(st.RNG.UpTo(hi))
+			st.Time += j
+			st.Buckets[MemStall] += j
+		}
+		if m.irritateBelow != 0 {
+			c.irritate()
+		}
+	}
+	if !c.atGlobal(st.Time) {
+		c.schedule(st.Time)
+		return false
+	}
+	return true
+}
+
+// legal reports whether a is a legal data address (badAddr returns "").
+func (m *Machine) legal(a uint64) bool {
+	return a&(isa.WordBytes-1) == 0 && a >= isa.DataBase && (a < m.dataEnd || a >= m.heapBase) && a < m.st.heapNext &&
+		!(m.st.anyFreed && m.isFreed(a))
+}
+
+// directPerformed is performed for a direct access: the perform hooks,
+// the watchers, the hit latency and any charge.
+func (c *Core) directPerformed(f int, a uint64, write bool) {
+	m := c.m
+	st := &c.st
+	if len(m.performs) != 0 {
+		c.performHooks(f, a, write)
+	}
+	st.NoStore = false
+	st.TimedOut = false
+	if m.st.waiting != 0 {
+		m.notifyAccess(c, a, write)
+	}
+	st.Time += m.spec.HitCycles + st.Charge
+	st.Charge = 0
+}
+
+// directRetire retires the instruction as retire and globalOp do.
+func (c *Core) directRetire() int8 {
+	m := c.m
+	st := &c.st
+	st.PC++
+	st.Issued = false
+	st.Phase = 0
+	st.TimedOut = false
+	st.Instrs++
+	if m.st.waiting != 0 || m.pending != 0 || m.st.ended {
+		return c.directAfter()
+	}
+	return directDone
+}
+
+// directAfter is what globalOp does after an instruction retires, when a
+// core waits, a safe point was requested or the run ended.
+func (c *Core) directAfter() int8 {
+	m := c.m
+	if m.st.waiting > 0 && !m.st.ended {
+		m.recheckPredicates(c.st.Time)
+	}
+	if m.st.ended {
+		return directStop
+	}
+	if m.pending != 0 {
+		c.schedule(c.st.Time)
+		return directStop
+	}
+	return directDone
+}
+
+// directLock is the direct path of an uncontended lock (the lock word is
+// free and the L1 holds it, in E or M for the swap) and of an unlock that
+// hits; as direct, with lockStep's and unlockStep's effects and order. A
+// held lock, a swap that would upgrade and an unlock of a lock the thread
+// does not hold take the general path, before anything is committed.
+func (c *Core) directLock(in *isa.Instruction) int8 {
+	m := c.m
+	st := &c.st
+	unlock := in.Op == isa.OpUnlock
+	if !c.directIssue() {
+		return directStop
+	}
+	a := uint64(st.Regs[in.Base&regMask] + in.Off)
+	if !m.legal(a) {
+		return directGeneral
+	}
+	held := int64(st.Thread) + 1
+	for {
+		write := unlock || st.Phase == 1
+		f := m.mem.Lookup(c.id, a, write)
+		if f < 0 || (len(m.checks) != 0 && !c.checksSkipped(f, a)) {
+			return directGeneral
+		}
+		v := m.mem.ReadWord(f, a)
+		if (unlock && v != held) || (!unlock && v != 0) {
+			return directGeneral
+		}
+		m.mem.Commit(c.id, f, write, !st.Counted)
+		st.Hit = true
+		st.Counted = false
+		switch {
+		case unlock:
+			st.Bucket = MemStall
+			m.mem.WriteWord(f, a, 0)
+			c.count(StatStores)
+			c.emitAccessFlags(core.KindWrite, a, 0, 0, 0, core.FlagSync)
+			if m.events.Watching(core.KindRelease) {
+				c.emit(core.KindRelease, a, 0)
+			}
+		case !write:
+			// The test: the lock is free, the swap comes next.
+			st.Bucket = LockWait
+			c.count(StatLoads)
+			c.emitAccessFlags(core.KindRead, a, v, 0, 0, core.FlagSync)
+			c.directPerformed(f, a, false)
+			st.Phase = 1
+			// As globalOp between phases: a requested safe point, then
+			// the swap's own turn in global order.
+			if (m.pending != 0 && !m.st.ended) || !c.atGlobal(st.Time) {
+				c.schedule(st.Time)
+				return directStop
+			}
+			continue
+		default:
+			st.Bucket = LockWait
+			c.count(StatRMWs)
+			m.mem.WriteWord(f, a, held)
+			c.emitAccessFlags(core.KindRMW, a, held, 0, 1, core.FlagSync)
+			if m.events.Watching(core.KindAcquire) {
+				c.emit(core.KindAcquire, a, 0)
+			}
+			st.Stats[StatLockAcquires]++
+		}
+		c.directPerformed(f, a, true)
+		return c.directRetire()
+	}
+}
+
+// checksSkipped reports whether every extension's check of an access to a
+// in frame f is one the core skips (OnCheckOwned: the granule's owner
+// field holds the accessing thread's id + 1), as checkPhase would.
+func (c *Core) checksSkipped(f int, a uint64) bool {
+	m := c.m
+	rec := m.mem.Meta(f)
+	own := uint64(c.st.Thread) + 1
+	for i := range m.checks {
+		h := &m.checks[i]
+		if h.owned < 0 || h.region.Granule(h.region.Of(rec), a)[h.owned] != own {
+			return false
+		}
+	}
+	return true
+}
+
+// jitter draws the random extra latency of a memory instruction being
+// issued (sim.jitter_cycles > 0) from the thread's stream.
+func (c *Core) jitter() {
+	st := &c.st
+	j := core.Cycle(st.RNG.UpTo(c.m.spec.JitterCycles))
+	st.Time += j
+	st.Buckets[MemStall] += j
+}
+
 // globalOp performs an instruction whose effects other threads can see, at
 // its own cycle in global order. It reports whether the core may go on
 // running; otherwise the core has blocked or scheduled itself. frame is the
@@ -456,9 +794,7 @@ func (c *Core) globalOp(in *isa.Instruction, frame int) bool {
 	if !st.Issued {
 		st.Issued = true
 		if m.spec.JitterCycles > 0 && in.Op.TouchesMemory() {
-			j := core.Cycle(st.RNG.Range(0, m.spec.JitterCycles))
-			st.Time += j
-			st.Buckets[MemStall] += j
+			c.jitter()
 		}
 		if m.irritateBelow != 0 && in.Op.TouchesMemory() {
 			c.irritate()
@@ -628,30 +964,30 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		old := mem.ReadWord(f, a)
 		switch in.Op {
 		case isa.OpLd:
-			r[in.Rd] = old
+			r[in.Rd&regMask] = old
 			c.count(StatLoads)
-			c.emitAccess(core.KindRead, a, old, 0, 0)
+			c.emitAccessFlags(core.KindRead, a, old, 0, 0, 0)
 		case isa.OpSt:
-			v := r[in.Rs]
+			v := r[in.Rs&regMask]
 			mem.WriteWord(f, a, v)
 			c.count(StatStores)
-			c.emitAccess(core.KindWrite, a, v, 0, 0)
+			c.emitAccessFlags(core.KindWrite, a, v, 0, 0, 0)
 		default:
 			v := old
 			stored := true
 			switch in.Op {
 			case isa.OpCas:
-				stored = old == r[in.Rs]
+				stored = old == r[in.Rs&regMask]
 				if stored {
-					v = r[in.Rt]
+					v = r[in.Rt&regMask]
 				}
 			case isa.OpXchg:
-				v = r[in.Rs]
+				v = r[in.Rs&regMask]
 			case isa.OpFadd:
 				if in.UseImm {
 					v = old + in.Imm
 				} else {
-					v = old + r[in.Rs]
+					v = old + r[in.Rs&regMask]
 				}
 			}
 			if stored {
@@ -659,9 +995,9 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 			} else {
 				st.NoStore = true
 			}
-			r[in.Rd] = old
+			r[in.Rd&regMask] = old
 			c.count(StatRMWs)
-			c.emitAccess(core.KindRMW, a, v, uint64(old), b2u(stored))
+			c.emitAccessFlags(core.KindRMW, a, v, uint64(old), b2u(stored), 0)
 		}
 		r[0] = 0
 		c.performed(f, a, write)
@@ -687,13 +1023,13 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 	case isa.OpAlloc:
 		n := in.Imm
 		if !in.UseImm {
-			n = r[in.Rs]
+			n = r[in.Rs&regMask]
 		}
 		if n < 0 || uint64(n) > (m.heapEnd-m.st.heapNext)/isa.WordBytes {
 			m.crash(Crash, c, fmt.Sprintf("alloc of %d words: heap exhausted or negative size", n), st.Time)
 			return false, false
 		}
-		r[in.Rd] = int64(m.st.heapNext)
+		r[in.Rd&regMask] = int64(m.st.heapNext)
 		r[0] = 0
 		m.st.heapNext += uint64(n) * isa.WordBytes
 		m.mem.GrowMemory(int(m.wordIndex(m.st.heapNext)))
@@ -703,7 +1039,7 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 	case isa.OpFree:
 		return c.free(in)
 	case isa.OpAssert:
-		if r[in.Rs] == 0 {
+		if r[in.Rs&regMask] == 0 {
 			m.crash(Assert, c, m.message(in), st.Time)
 			return false, false
 		}
@@ -719,9 +1055,9 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		st.PC++
 		return true, true
 	case isa.OpOut:
-		m.st.outputs = append(m.st.outputs, r[in.Rs])
+		m.st.outputs = append(m.st.outputs, r[in.Rs&regMask])
 		if m.events.Watching(core.KindOutput) {
-			c.emit(core.KindOutput, 0, r[in.Rs])
+			c.emit(core.KindOutput, 0, r[in.Rs&regMask])
 		}
 		if m.ckptOnOutput {
 			m.pending |= wantCheckpoint
@@ -784,17 +1120,18 @@ func (c *Core) readStats(dst []uint64) {
 	dst[StatInstructions] = n
 }
 
-// emitAccess emits a Read, Write or RMW event for the current instruction.
-func (c *Core) emitAccess(k core.Kind, addr uint64, v int64, w0, w1 uint64) {
-	c.emitAccessFlags(k, addr, v, w0, w1, 0)
+// emitAccessFlags emits a Read, Write or RMW event for the current
+// instruction, with event flags (FlagSync for sync words). It inlines to the observer-mask test; the event is built only when
+// watched.
+func (c *Core) emitAccessFlags(k core.Kind, addr uint64, v int64, w0, w1 uint64, flags uint8) {
+	if c.m.events.Watching(k) {
+		c.emitAccessEvent(k, addr, v, w0, w1, flags)
+	}
 }
 
-// emitAccessFlags is emitAccess with event flags (FlagSync for sync words).
-func (c *Core) emitAccessFlags(k core.Kind, addr uint64, v int64, w0, w1 uint64, flags uint8) {
+// emitAccessEvent builds and emits a watched access event.
+func (c *Core) emitAccessEvent(k core.Kind, addr uint64, v int64, w0, w1 uint64, flags uint8) {
 	m := c.m
-	if !m.events.Watching(k) {
-		return
-	}
 	if c.st.Hit {
 		flags |= core.FlagHit
 	}

@@ -213,6 +213,8 @@ type Machine struct {
 
 	st machineState
 	ev core.Event
+	// noDirect turns the direct path off (SetDirect).
+	noDirect bool
 	// woken is signalStep's scratch list of the waiters one signal woke.
 	woken []*Core
 
@@ -336,6 +338,11 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 	}
 	return m, nil
 }
+
+// SetDirect turns the direct path of accesses that hit on (the default)
+// or off. Off, every access takes the general path; results are the same
+// either way, which is what tests that call this check.
+func (m *Machine) SetDirect(on bool) { m.noDirect = !on }
 
 // Memory returns the memory system.
 func (m *Machine) Memory() *coherence.System { return m.mem }

@@ -63,43 +63,93 @@ func (e *Engine) Len() int { return len(e.heap) }
 
 // Schedule queues an event for target at cycle at and returns its
 // sequence number (which Cancel takes).
+//
+// Items move with 8-byte field copies and the new item is built in place
+// at its final slot (a hole sifts up), so no item just written with narrow
+// stores is read back with wide loads (a store-forwarding stall).
 func (e *Engine) Schedule(at Cycle, target int32, op int32, arg uint64) uint64 {
 	e.seq++
-	e.heap = append(e.heap, Item{At: at, Seq: e.seq, Target: target, Op: op, Arg: arg})
-	e.up(len(e.heap) - 1)
-	return e.seq
-}
-
-func (e *Engine) up(i int) {
+	s := e.seq
 	h := e.heap
+	i := len(h)
+	if i < cap(h) {
+		h = h[:i+1]
+	} else {
+		h = append(h, Item{})
+	}
+	e.heap = h
+	// The new item has the largest sequence number, so it goes before a
+	// parent only when its cycle is earlier.
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h[i].before(&h[p]) {
+		q := &h[p]
+		if at >= q.At {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		move(&h[i], q)
 		i = p
 	}
+	d := &h[i]
+	d.At, d.Seq, d.Target, d.Op, d.Arg = at, s, target, op, arg
+	return s
 }
 
+// move copies *s to *d field by field (8-byte and 4-byte moves, never a
+// 16-byte one).
+func move(d, s *Item) {
+	d.At = s.At
+	d.Seq = s.Seq
+	d.Target = s.Target
+	d.Op = s.Op
+	d.Arg = s.Arg
+}
+
+// up sifts the item at i towards the root.
+func (e *Engine) up(i int) {
+	h := e.heap
+	x := h[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !x.before(&h[p]) {
+			break
+		}
+		move(&h[i], &h[p])
+		i = p
+	}
+	move(&h[i], &x)
+}
+
+// down sifts the item at i towards the leaves.
 func (e *Engine) down(i int) {
 	h := e.heap
+	x := h[i]
+	e.sink(i, &x)
+}
+
+// sink places x in the hole at i, sifting the hole towards the leaves.
+func (e *Engine) sink(i int, x *Item) {
+	h := e.heap
 	n := len(h)
+	at, seq := x.At, x.Seq
 	for {
 		l := 2*i + 1
 		if l >= n {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && h[r].before(&h[l]) {
-			m = r
+		c := &h[l]
+		if r := l + 1; r < n {
+			if cr := &h[r]; cr.At < c.At || (cr.At == c.At && cr.Seq < c.Seq) {
+				m, c = r, cr
+			}
 		}
-		if !h[m].before(&h[i]) {
+		if c.At > at || (c.At == at && c.Seq > seq) {
 			break
 		}
-		h[i], h[m] = h[m], h[i]
+		move(&h[i], c)
 		i = m
 	}
+	move(&h[i], x)
 }
 
 // Cancel removes the queued event with sequence number seq (a timer whose
@@ -149,22 +199,28 @@ func (e *Engine) NextAt() (Cycle, bool) {
 
 // Step fires the earliest event. It returns false when the queue is empty.
 func (e *Engine) Step() bool {
-	if len(e.heap) == 0 {
+	h := e.heap
+	if len(h) == 0 {
 		return false
 	}
-	it := e.pop()
-	e.now = it.At
-	e.handlers[it.Target].Handle(it.At, it.Op, it.Arg)
+	t := &h[0]
+	at, target, op, arg := t.At, t.Target, t.Op, t.Arg
+	e.popTop()
+	e.now = at
+	e.handlers[target].Handle(at, op, arg)
 	return true
 }
 
-func (e *Engine) pop() Item {
-	top := e.heap[0]
-	n := len(e.heap) - 1
-	e.heap[0] = e.heap[n]
-	e.heap = e.heap[:n]
-	e.down(0)
-	return top
+// popTop removes the root: the last item fills the hole, sifting down.
+func (e *Engine) popTop() {
+	h := e.heap
+	n := len(h) - 1
+	var x Item
+	move(&x, &h[n])
+	e.heap = h[:n]
+	if n > 0 {
+		e.sink(0, &x)
+	}
 }
 
 // EngineState is a copy of the engine's mutable state.

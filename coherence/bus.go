@@ -63,7 +63,9 @@ func (s *System) xfer(bytes int) core.Cycle {
 // bus action for the pair, i.e. the access was not a miss.
 func (s *System) missKind(c int, line uint64, write bool) (TxnKind, bool) {
 	state, ev := Invalid, LocalRead
-	if f := s.find(c, line); f >= 0 {
+	f := s.find(c, line)
+	s.st.curFrame = int32(f)
+	if f >= 0 {
 		state = s.st.states[f]
 	}
 	if write {
@@ -99,7 +101,10 @@ func (s *System) grant(r request, g core.Cycle) {
 	}
 	owner, sharers := false, 0
 	for h := s.holders(c, line); h != 0; h &= h - 1 {
-		if f := s.find(bits.TrailingZeros64(h), line); f >= 0 {
+		o := bits.TrailingZeros64(h)
+		f := s.find(o, line)
+		st.holderFrame[o] = int32(f)
+		if f >= 0 {
 			sharers++
 			if st.states[f] == Exclusive || st.states[f] == Modified {
 				owner = true

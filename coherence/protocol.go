@@ -16,8 +16,25 @@ func (s *System) fail(err error) {
 
 func (s *System) record(now core.Cycle, c int, line uint64, before State, ev ProtoEvent, after State) {
 	st := &s.st
-	st.history[st.historyN%historySize] = historyEntry{cycle: now, core: int32(c), line: line, before: before, event: ev, after: after}
+	h := &st.history[st.historyN%historySize]
+	h.cycle = now
+	h.word = uint64(before) | uint64(after)<<4 | uint64(ev)<<8 | uint64(c)<<12 | (line-s.memBase>>s.lineShift)<<18
 	st.historyN++
+}
+
+// frameFound returns core c's frame of line as the grant found it (f, or
+// -1 when c did not hold it), checked against the tags; when the check
+// fails (the state was restored or changed since), it searches again.
+func (s *System) frameFound(c, f int, line uint64) int {
+	st := &s.st
+	if f < 0 {
+		if st.present[line-s.memBase>>s.lineShift]&(1<<uint(c)) == 0 {
+			return -1
+		}
+	} else if base := s.frameBase(c, line); f >= base && f < base+s.spec.Assoc && st.tags[f] == line && st.states[f] != Invalid {
+		return f
+	}
+	return s.find(c, line)
 }
 
 // undefined reports an undefined (state, event) pair with the line's
@@ -33,8 +50,8 @@ func (s *System) undefined(now core.Cycle, c int, line uint64, state State, ev P
 	b.WriteString("; recent history of the line:")
 	for i := start; i < st.historyN; i++ {
 		h := st.history[i%historySize]
-		if h.line == line {
-			fmt.Fprintf(&b, " [cycle %d core %d %s-%s->%s]", h.cycle, h.core, h.before, h.event, h.after)
+		if h.word>>18 == line-s.memBase>>s.lineShift {
+			fmt.Fprintf(&b, " [cycle %d core %d %s-%s->%s]", h.cycle, h.word>>12&63, State(h.word&15), ProtoEvent(h.word>>8&15), State(h.word>>4&15))
 		}
 	}
 	s.fail(fmt.Errorf("%s", b.String()))
@@ -212,7 +229,7 @@ func (s *System) complete(now core.Cycle, r request, kind TxnKind, granted core.
 // allocate returns the requester's frame for line: the frame it holds the
 // line in (an upgrade), or a victim it evicts, with its record cleared.
 func (s *System) allocate(now core.Cycle, c int, line uint64, kind TxnKind) int {
-	f := s.find(c, line)
+	f := s.frameFound(c, int(s.st.curFrame), line)
 	if kind == TxnBusUpgr && f < 0 {
 		s.fail(fmt.Errorf("coherence: core[%d].l1 lost line %#x during its upgrade", c, line<<s.lineShift))
 		return -1
@@ -236,7 +253,7 @@ func (s *System) allocate(now core.Cycle, c int, line uint64, kind TxnKind) int 
 func (s *System) snoop(now core.Cycle, o, f int, line uint64, ev ProtoEvent) (sharer int, ok bool) {
 	st := &s.st
 	c := s.tx.Core
-	of := s.find(o, line)
+	of := s.frameFound(o, int(st.holderFrame[o]), line)
 	if of < 0 {
 		s.fail(fmt.Errorf("coherence: presence bit of core %d set for line %#x it does not hold", o, line<<s.lineShift))
 		return -1, false

@@ -160,13 +160,12 @@ type request struct {
 	at     core.Cycle
 }
 
+// historyEntry is one protocol transition, packed in two words so that
+// recording it is two stores: word holds the states and event (4 bits
+// each), the core (6 bits) and the line's index in memory (46 bits).
 type historyEntry struct {
-	cycle  core.Cycle
-	core   int32
-	line   uint64
-	before State
-	event  ProtoEvent
-	after  State
+	cycle core.Cycle
+	word  uint64
 }
 
 // SysState is the memory system's mutable state, copied by snapshots.
@@ -193,6 +192,12 @@ type SysState struct {
 	cur        request
 	curKind    TxnKind
 	curGranted core.Cycle
+	// curFrame is the requester's frame of the line in flight when the
+	// grant found one (an upgrade), else -1; holderFrame[o] is the frame
+	// in which the grant found holder o's copy. Only a completion changes
+	// frames, so the completion reuses what its grant found.
+	curFrame    int32
+	holderFrame [64]int32
 	// l1 holds each core's L1 counters, bus the bus's (coherence.L1Stats,
 	// BusStats); the other entries stay zero.
 	l1  []Stats
@@ -286,6 +291,10 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 	st.ticks = make([]uint64, spec.Cores)
 	st.l1 = make([]Stats, spec.Cores)
 	st.queue = make([]request, 0, spec.Cores)
+	st.curFrame = -1
+	for i := range st.holderFrame {
+		st.holderFrame[i] = -1
+	}
 	s.memBase = dataBase
 	s.growMem(memWords)
 	s.target = eng.Register(s)
@@ -437,6 +446,7 @@ func copyState(dst, src *SysState) {
 	dst.present = append(dst.present[:0], src.present...)
 	dst.queue = append(dst.queue[:0], src.queue...)
 	dst.busy, dst.busFreeAt, dst.cur, dst.curKind, dst.curGranted = src.busy, src.busFreeAt, src.cur, src.curKind, src.curGranted
+	dst.curFrame, dst.holderFrame = src.curFrame, src.holderFrame
 	dst.scratch = append(dst.scratch[:0], src.scratch...)
 	dst.l1 = append(dst.l1[:0], src.l1...)
 	dst.bus, dst.history, dst.historyN, dst.err = src.bus, src.history, src.historyN, src.err

@@ -41,7 +41,7 @@ func mixedRun(tb testing.TB, cores, instrs int) (configs.Config, *sim.Result, fu
 // BenchmarkRun is the reference benchmark: a fixed run of at least 10M
 // simulated instructions of the mixed synthetic workload per iteration.
 func BenchmarkRun(b *testing.B) {
-	for _, cores := range []int{2, 8, 32} {
+	for _, cores := range []int{2, 8, 32, 64} {
 		b.Run(fmt.Sprintf("cores=%d", cores), func(b *testing.B) {
 			_, first, run := mixedRun(b, cores, benchInstrs)
 			if first.Outcome != "pass" {

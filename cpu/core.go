@@ -447,6 +447,27 @@ func localOp(o isa.Op) bool {
 	return false
 }
 
+// rmwValue returns what an ordinary cas, xchg or fadd stores given the
+// word's old value and the registers, and whether it stores (a failed cas
+// does not): one definition for the direct and the general path.
+func rmwValue(in *isa.Instruction, r *[isa.NumRegs]int64, old int64) (v int64, stored bool) {
+	switch in.Op {
+	case isa.OpCas:
+		if old != r[in.Rs&regMask] {
+			return old, false
+		}
+		return r[in.Rt&regMask], true
+	case isa.OpXchg:
+		return r[in.Rs&regMask], true
+	case isa.OpFadd:
+		if in.UseImm {
+			return old + in.Imm, true
+		}
+		return old + r[in.Rs&regMask], true
+	}
+	return old, true
+}
+
 func b2i(b bool) int64 {
 	if b {
 		return 1
@@ -563,23 +584,7 @@ func (c *Core) direct(in *isa.Instruction) int8 {
 		st.Stats[StatMemOps]++
 		c.emitAccessFlags(core.KindWrite, a, v, 0, 0, 0)
 	default:
-		v := old
-		stored := true
-		switch op {
-		case isa.OpCas:
-			stored = old == r[in.Rs&regMask]
-			if stored {
-				v = r[in.Rt&regMask]
-			}
-		case isa.OpXchg:
-			v = r[in.Rs&regMask]
-		case isa.OpFadd:
-			if in.UseImm {
-				v = old + in.Imm
-			} else {
-				v = old + r[in.Rs&regMask]
-			}
-		}
+		v, stored := rmwValue(in, r, old)
 		if stored {
 			mem.WriteWord(f, a, v)
 		} else {
@@ -973,23 +978,7 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 			c.count(StatStores)
 			c.emitAccessFlags(core.KindWrite, a, v, 0, 0, 0)
 		default:
-			v := old
-			stored := true
-			switch in.Op {
-			case isa.OpCas:
-				stored = old == r[in.Rs&regMask]
-				if stored {
-					v = r[in.Rt&regMask]
-				}
-			case isa.OpXchg:
-				v = r[in.Rs&regMask]
-			case isa.OpFadd:
-				if in.UseImm {
-					v = old + in.Imm
-				} else {
-					v = old + r[in.Rs&regMask]
-				}
-			}
+			v, stored := rmwValue(in, r, old)
 			if stored {
 				mem.WriteWord(f, a, v)
 			} else {

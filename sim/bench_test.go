@@ -226,3 +226,86 @@ func benchPSets(b *testing.B, cfg configs.Config, p *isa.Program) isa.PSets {
 	}
 	return tr.PSets()
 }
+
+// lockstepProgram is the lockstep case of the speed issue: 8 threads whose
+// every access, after the warm-up, hits a private hot set in the L1, so
+// every memory operation gives way to another core and nothing misses.
+func lockstepProgram(tb testing.TB, opsPerThread int) *isa.Program {
+	tb.Helper()
+	p, err := workloads.Gen{Name: "lockstep", Threads: 8, Phases: 1, OpsPerThread: opsPerThread,
+		Slots: 16, HotWords: 1024, HotWriteFrac: 0.3, ALUPerLoad: 1, Seed: 1}.Program()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// lockstepOps is one BenchmarkLockstep iteration's memory operations per thread.
+const lockstepOps = 500_000
+
+// TestLockstepShape checks that the lockstep benchmark is what it says:
+// almost every access hits (the misses are the warm-up's).
+func TestLockstepShape(t *testing.T) {
+	cfg := configs.Default()
+	cfg.Machine.Cores = 8
+	r, err := sim.Run(cfg, lockstepProgram(t, 50_000), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome != "pass" {
+		t.Fatalf("lockstep workload: %s: %s", r.Outcome, r.OutcomeMsg)
+	}
+	rate, ok := r.Stats.Get("l1_miss_rate")
+	if !ok {
+		t.Fatal("no stat l1_miss_rate")
+	}
+	t.Logf("lockstep: %d instructions, L1 miss rate %.5f", r.Instructions, rate)
+	if rate > 0.005 {
+		t.Errorf("lockstep L1 miss rate %.4f, want ≤ 0.005 (every access after the warm-up hits)", rate)
+	}
+}
+
+// BenchmarkLockstep is the lockstep case: 8 cores, every access hits.
+func BenchmarkLockstep(b *testing.B) {
+	cfg := configs.Default()
+	cfg.Machine.Cores = 8
+	p := lockstepProgram(b, lockstepOps)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var instrs uint64
+	for i := 0; i < b.N; i++ {
+		r, err := sim.Run(cfg, p, 1)
+		if err != nil || r.Outcome != "pass" {
+			b.Fatalf("lockstep: %v %s", err, r.OutcomeMsg)
+		}
+		instrs += r.Instructions
+	}
+	b.ReportMetric(float64(instrs)/b.Elapsed().Seconds()/1e6, "MIPS")
+}
+
+// BenchmarkProfile64 runs registry profiles as `weft run -w NAME` does on a
+// 64-core machine: fft (all-to-all sharing through the bus), freqmine
+// (private working-set misses) and dedup (hits in a hot set).
+func BenchmarkProfile64(b *testing.B) {
+	for _, name := range []string{"fft", "freqmine", "dedup"} {
+		b.Run(name, func(b *testing.B) {
+			cfg := configs.Default()
+			cfg.Machine.Cores = 64
+			p, err := workloads.ProgramFor(name, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var instrs uint64
+			for i := 0; i < b.N; i++ {
+				r, err := sim.Run(cfg, p, 1)
+				if err != nil || r.Outcome != "pass" {
+					b.Fatalf("%s: %v %s", name, err, r.OutcomeMsg)
+				}
+				instrs += r.Instructions
+			}
+			b.ReportMetric(float64(instrs)/b.Elapsed().Seconds()/1e6, "MIPS")
+		})
+	}
+}

@@ -66,7 +66,7 @@ func (s *System) missKind(c int, line uint64, write bool) (TxnKind, bool) {
 	f := s.find(c, line)
 	s.st.curFrame = int32(f)
 	if f >= 0 {
-		state = s.stateOf(f)
+		state = s.st.states[f]
 	}
 	if write {
 		ev = LocalWrite
@@ -106,7 +106,7 @@ func (s *System) grant(r request, g core.Cycle) {
 		st.holderFrame[o] = int32(f)
 		if f >= 0 {
 			sharers++
-			if x := s.stateOf(f); x == Exclusive || x == Modified {
+			if st.states[f] == Exclusive || st.states[f] == Modified {
 				owner = true
 			}
 		}

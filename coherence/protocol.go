@@ -31,7 +31,7 @@ func (s *System) frameFound(c, f int, line uint64) int {
 		if st.present[line-s.memBase>>s.lineShift]&(1<<uint(c)) == 0 {
 			return -1
 		}
-	} else if base := s.frameBase(c, line); f >= base && f < base+s.spec.Assoc && s.st.frames[f]&tagMask == line {
+	} else if base := s.frameBase(c, line); f >= base && f < base+s.spec.Assoc && st.tags[f] == line && st.states[f] != Invalid {
 		return f
 	}
 	return s.find(c, line)
@@ -65,13 +65,13 @@ func (s *System) victim(c int, line uint64) int {
 	best := -1
 	for w := 0; w < s.spec.Assoc; w++ {
 		f := base + w
-		if frameState(st.frames[f]) == Invalid {
-			if best < 0 || frameState(st.frames[best]) != Invalid {
+		if st.states[f] == Invalid {
+			if best < 0 || st.states[best] != Invalid {
 				best = f
 			}
 			continue
 		}
-		if best < 0 || (frameState(st.frames[best]) != Invalid && st.frames[f]>>stampShift < st.frames[best]>>stampShift) {
+		if best < 0 || (st.states[best] != Invalid && st.lru[f] < st.lru[best]) {
 			best = f
 		}
 	}
@@ -81,13 +81,13 @@ func (s *System) victim(c int, line uint64) int {
 // evict removes the valid line in frame f of core c.
 func (s *System) evict(now core.Cycle, c int, f int) {
 	st := &s.st
-	line, state := s.tagOf(f), s.stateOf(f)
-	tr := Lookup(state, Evict)
+	line := st.tags[f]
+	tr := Lookup(st.states[f], Evict)
 	if !tr.Defined {
-		s.undefined(now, c, line, state, Evict)
+		s.undefined(now, c, line, st.states[f], Evict)
 		return
 	}
-	s.record(now, c, line, state, Evict, tr.Next)
+	s.record(now, c, line, st.states[f], Evict, tr.Next)
 	meta := s.Meta(f)
 	for _, i := range s.hooks.evict {
 		s.hooks.all[i].OnEvict(c, line, s.region(i, meta))
@@ -120,25 +120,15 @@ func (s *System) evict(now core.Cycle, c int, f int) {
 	st.l1[c][StatEvictions]++
 	if s.events.Watching(core.KindEvict) {
 		s.ev = core.Event{Kind: core.KindEvict, Cycle: now, Core: int32(c), Thread: s.tx.Thread, PC: s.tx.PC, Addr: line << s.lineShift}
-		s.ev.Words[0] = uint64(state)
+		s.ev.Words[0] = uint64(st.states[f])
 		s.events.Emit(&s.ev)
 	}
-	s.setFrame(f, line, Invalid)
+	st.states[f] = Invalid
+	st.tags[f] = noTag
 	s.setPresent(c, line, false)
 	if cl := s.clients[c]; cl != nil {
 		cl.LineLost(now, line)
 	}
-}
-
-// copyLine copies one line of data: a 64-byte line (the default) word by
-// word, without a call to memmove (an array assignment still makes one).
-func copyLine(dst, src []int64) {
-	if len(dst) == 8 && len(src) == 8 {
-		d, s := (*[8]int64)(dst), (*[8]int64)(src)
-		d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
-		return
-	}
-	copy(dst, src)
 }
 
 func allZero(m []uint64) bool {
@@ -161,7 +151,7 @@ func (s *System) memMetaOf(line uint64) []uint64 {
 
 func (s *System) writeLineToMemory(f int, line uint64) {
 	w := int((line<<s.lineShift - s.memBase) >> 3)
-	copyLine(s.st.mem[w:w+s.wordsLine], s.st.data[f<<s.wordShift:(f+1)<<s.wordShift])
+	copy(s.st.mem[w:w+s.wordsLine], s.st.data[f<<s.wordShift:(f+1)<<s.wordShift])
 }
 
 // emit emits a coherence event of kind k on core c's cache, caused by the
@@ -246,7 +236,7 @@ func (s *System) allocate(now core.Cycle, c int, line uint64, kind TxnKind) int 
 	}
 	if f < 0 {
 		f = s.victim(c, line)
-		if s.stateOf(f) != Invalid {
+		if s.st.states[f] != Invalid {
 			s.evict(now, c, f)
 		}
 		clear(s.Meta(f))
@@ -268,7 +258,7 @@ func (s *System) snoop(now core.Cycle, o, f int, line uint64, ev ProtoEvent) (sh
 		s.fail(fmt.Errorf("coherence: presence bit of core %d set for line %#x it does not hold", o, line<<s.lineShift))
 		return -1, false
 	}
-	before := s.stateOf(of)
+	before := st.states[of]
 	tr := Lookup(before, ev)
 	if !tr.Defined {
 		s.undefined(now, o, line, before, ev)
@@ -295,7 +285,7 @@ func (s *System) snoop(now core.Cycle, o, f int, line uint64, ev ProtoEvent) (sh
 		s.ev.Words = [4]uint64{uint64(before), uint64(tr.Next), b2u(tr.Actions&ActSupply != 0), uint64(c)}
 		s.events.Emit(&s.ev)
 	}
-	s.setFrame(of, line, tr.Next)
+	st.states[of] = tr.Next
 	if tr.Next == Invalid {
 		s.invalidate(now, o, line, resp)
 	}
@@ -335,7 +325,7 @@ func (s *System) replyMeta(now core.Cycle, o int, line uint64, acts Action, resp
 // requester's frame f (ActSupply).
 func (s *System) supply(of, f, o int) {
 	st := &s.st
-	copyLine(st.data[f<<s.wordShift:(f+1)<<s.wordShift], st.data[of<<s.wordShift:(of+1)<<s.wordShift])
+	copy(st.data[f<<s.wordShift:(f+1)<<s.wordShift], st.data[of<<s.wordShift:(of+1)<<s.wordShift])
 	s.tx.Supplier = o
 }
 
@@ -367,7 +357,7 @@ func (s *System) fillFromMemory(now core.Cycle, f int, line uint64, kind TxnKind
 	c := s.tx.Core
 	st.l1[c][StatFillsMemory]++
 	w := int((line<<s.lineShift - s.memBase) >> 3)
-	copyLine(st.data[f<<s.wordShift:(f+1)<<s.wordShift], st.mem[w:w+s.wordsLine])
+	copy(st.data[f<<s.wordShift:(f+1)<<s.wordShift], st.mem[w:w+s.wordsLine])
 	if s.spec.MetaWords == 0 {
 		return
 	}
@@ -408,10 +398,12 @@ func (s *System) install(now core.Cycle, c, f int, line uint64, kind TxnKind, wr
 		next = tr.NextAlone
 	}
 	s.record(now, c, line, before, local, next)
-	s.setFrame(f, line, next)
+	st.tags[f] = line
+	st.states[f] = next
 	s.setPresent(c, line, true)
 	st.lostInval[line-s.memBase>>s.lineShift] &^= 1 << uint(c)
-	s.touch(c, f)
+	st.ticks[c]++
+	st.lru[f] = st.ticks[c]
 }
 
 // emitTxn emits the transaction's bus event and, for a data transfer, the

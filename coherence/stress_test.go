@@ -127,7 +127,7 @@ func (h *stressHarness) check(e *core.Event) {
 				continue
 			}
 			holders++
-			switch h.sys.stateOf(f) {
+			switch h.sys.st.states[f] {
 			case Modified, Exclusive:
 				owners++
 			case Shared:
@@ -151,7 +151,7 @@ func (h *stressHarness) check(e *core.Event) {
 					h.fail("cycle %d: core %d line %#x metadata %d, last writer %d or lost", e.Cycle, c, line, meta, want)
 				}
 			}
-			if h.sys.stateOf(f) != Modified {
+			if h.sys.st.states[f] != Modified {
 				for w := 0; w < h.sys.wordsLine; w++ {
 					a := line<<h.sys.lineShift + uint64(w*8)
 					if got := h.sys.MemoryWord(a); got != h.golden[a] {
@@ -282,7 +282,8 @@ func TestUndefinedTransitionReportsHistory(t *testing.T) {
 	// Corrupt core 1 into S on the same line, then upgrade: the snoop finds
 	// E against BusUpgr, which the table does not define.
 	f := sys.victim(1, stressBase>>6)
-	sys.setFrame(f, stressBase>>6, Shared)
+	sys.st.tags[f] = stressBase >> 6
+	sys.st.states[f] = Shared
 	sys.Request(1, stressBase, true, 5, eng.Now())
 	for eng.Step() {
 	}

@@ -146,6 +146,7 @@ type Client interface {
 }
 
 const (
+	noTag       = ^uint64(0)
 	historySize = 64
 	opComplete  = 1
 )
@@ -169,9 +170,9 @@ type historyEntry struct {
 
 // SysState is the memory system's mutable state, copied by snapshots.
 type SysState struct {
-	// frames holds a frame word per frame (cache.go): its tag, state and
-	// LRU stamp; ticks is each core's last stamp.
-	frames []uint64
+	tags   []uint64
+	states []State
+	lru    []uint64
 	// lostInval has one bit per core for every memory line: set when the
 	// core's copy was invalidated by another core's write and cleared when
 	// the core holds the line again, so its next miss on the line is a
@@ -279,10 +280,12 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 	s.metaBytes = (spec.MetaBits + 7) / 8
 	frames := spec.Cores * sets * spec.Assoc
 	st := &s.st
-	st.frames = make([]uint64, frames)
-	for i := range st.frames {
-		st.frames[i] = tagNone
+	st.tags = make([]uint64, frames)
+	for i := range st.tags {
+		st.tags[i] = noTag
 	}
+	st.states = make([]State, frames)
+	st.lru = make([]uint64, frames)
 	st.data = make([]int64, frames*s.wordsLine)
 	st.meta = make([]uint64, frames*spec.MetaWords)
 	st.ticks = make([]uint64, spec.Cores)
@@ -293,9 +296,6 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 		st.holderFrame[i] = -1
 	}
 	s.memBase = dataBase
-	if dataBase>>s.lineShift+uint64(memWords/s.wordsLine) >= MaxLines {
-		return nil, fmt.Errorf("coherence: %d words of memory from %#x pass the %d lines the caches can tag", memWords, dataBase, uint64(MaxLines))
-	}
 	s.growMem(memWords)
 	s.target = eng.Register(s)
 	return s, nil
@@ -368,10 +368,6 @@ func (s *System) growMem(words int) {
 	if r := words % s.wordsLine; r != 0 {
 		words += s.wordsLine - r
 	}
-	if s.memBase>>s.lineShift+uint64(words/s.wordsLine) > MaxLines {
-		s.fail(fmt.Errorf("coherence: %d words of memory from %#x pass the %d lines the caches can tag", words, s.memBase, uint64(MaxLines)))
-		return
-	}
 	st := &s.st
 	grow := func(xs []uint64, n int) []uint64 {
 		if len(xs) >= n {
@@ -438,7 +434,9 @@ func (s *System) Save(dst *SysState) { copyState(dst, &s.st) }
 func (s *System) Load(src *SysState) { copyState(&s.st, src) }
 
 func copyState(dst, src *SysState) {
-	dst.frames = append(dst.frames[:0], src.frames...)
+	dst.tags = append(dst.tags[:0], src.tags...)
+	dst.states = append(dst.states[:0], src.states...)
+	dst.lru = append(dst.lru[:0], src.lru...)
 	dst.lostInval = append(dst.lostInval[:0], src.lostInval...)
 	dst.data = append(dst.data[:0], src.data...)
 	dst.meta = append(dst.meta[:0], src.meta...)

@@ -286,9 +286,6 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 	m.dataEnd = prog.DataEnd()
 	m.heapBase = HeapBase(prog, memSpec.LineBytes)
 	m.heapEnd = m.heapBase + uint64(spec.HeapWords)*isa.WordBytes
-	if memSpec.LineBytes > 0 && m.heapEnd/uint64(memSpec.LineBytes) >= coherence.MaxLines {
-		return nil, fmt.Errorf("cpu: a heap of %d words ends at %#x, past the %d lines the caches can tag", spec.HeapWords, m.heapEnd, uint64(coherence.MaxLines))
-	}
 	if len(exts) > 0 {
 		reqs, err := metaRequests(exts)
 		if err != nil {

@@ -267,20 +267,7 @@ func TestLockstepShape(t *testing.T) {
 
 // BenchmarkLockstep is the lockstep case: 8 cores, every access hits.
 func BenchmarkLockstep(b *testing.B) {
-	cfg := configs.Default()
-	cfg.Machine.Cores = 8
-	p := lockstepProgram(b, lockstepOps)
-	b.ReportAllocs()
-	b.ResetTimer()
-	var instrs uint64
-	for i := 0; i < b.N; i++ {
-		r, err := sim.Run(cfg, p, 1)
-		if err != nil || r.Outcome != "pass" {
-			b.Fatalf("lockstep: %v %s", err, r.OutcomeMsg)
-		}
-		instrs += r.Instructions
-	}
-	b.ReportMetric(float64(instrs)/b.Elapsed().Seconds()/1e6, "MIPS")
+	benchProgram(b, "lockstep", 8, lockstepProgram(b, lockstepOps))
 }
 
 // BenchmarkProfile64 runs registry profiles as `weft run -w NAME` does on a
@@ -289,23 +276,29 @@ func BenchmarkLockstep(b *testing.B) {
 func BenchmarkProfile64(b *testing.B) {
 	for _, name := range []string{"fft", "freqmine", "dedup"} {
 		b.Run(name, func(b *testing.B) {
-			cfg := configs.Default()
-			cfg.Machine.Cores = 64
 			p, err := workloads.ProgramFor(name, 64)
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			var instrs uint64
-			for i := 0; i < b.N; i++ {
-				r, err := sim.Run(cfg, p, 1)
-				if err != nil || r.Outcome != "pass" {
-					b.Fatalf("%s: %v %s", name, err, r.OutcomeMsg)
-				}
-				instrs += r.Instructions
-			}
-			b.ReportMetric(float64(instrs)/b.Elapsed().Seconds()/1e6, "MIPS")
+			benchProgram(b, name, 64, p)
 		})
 	}
+}
+
+// benchProgram times runs of p (seed 1) on the default machine with cores
+// cores, each of which must pass, and reports MIPS.
+func benchProgram(b *testing.B, name string, cores int, p *isa.Program) {
+	cfg := configs.Default()
+	cfg.Machine.Cores = cores
+	b.ReportAllocs()
+	b.ResetTimer()
+	var instrs uint64
+	for i := 0; i < b.N; i++ {
+		r, err := sim.Run(cfg, p, 1)
+		if err != nil || r.Outcome != "pass" {
+			b.Fatalf("%s: %v %s", name, err, r.OutcomeMsg)
+		}
+		instrs += r.Instructions
+	}
+	b.ReportMetric(float64(instrs)/b.Elapsed().Seconds()/1e6, "MIPS")
 }

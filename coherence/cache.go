@@ -126,3 +126,8 @@ func (s *System) Meta(frame int) []uint64 {
 	n := s.spec.MetaWords
 	return s.st.meta[frame*n : frame*n+n : frame*n+n]
 }
+
+// MetaWord returns word i of frame's metadata record (Meta(frame)[i]).
+func (s *System) MetaWord(frame, i int) uint64 {
+	return s.st.meta[frame*s.spec.MetaWords+i]
+}

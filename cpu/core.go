@@ -769,11 +769,10 @@ func (c *Core) directLock(in *isa.Instruction) int8 {
 // field holds the accessing thread's id + 1), as checkPhase would.
 func (c *Core) checksSkipped(f int, a uint64) bool {
 	m := c.m
-	rec := m.mem.Meta(f)
 	own := uint64(c.st.Thread) + 1
 	for i := range m.checks {
 		h := &m.checks[i]
-		if h.owned < 0 || h.region.Granule(h.region.Of(rec), a)[h.owned] != own {
+		if h.owned < 0 || m.mem.MetaWord(f, h.ownerWord(a)) != own {
 			return false
 		}
 	}

@@ -1,19 +1,13 @@
 package sim_test
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"weft/configs"
-	"weft/core"
 	psetsw "weft/detectors/pset"
 	"weft/isa"
 	"weft/sim"
@@ -118,16 +112,7 @@ func goldenExtCases(t *testing.T) []string {
 		cfg.Bugaboo.Enabled = true
 		cfg.PSet.Enabled = true
 		cfg, _ = sim.FitCores(cfg, prog)
-		h := sha256.New()
-		var ev []byte
-		_, err = sim.Run(cfg, prog, 3, sim.WithPSets(isa.PSets{}), sim.WithObserver(core.AllKinds, core.ObserverFunc(func(e *core.Event) {
-			ev = fmt.Appendf(ev[:0], "%d %d %d %d %d %#x %d %v %v %d\n", e.Kind, e.Flags, e.Core, e.Thread, e.PC, e.Addr, e.Value, e.Words, e.List, e.Cycle)
-			h.Write(ev)
-		})))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, fmt.Sprintf("trace %s bbhw+pset seed=3 %s", name, hex.EncodeToString(h.Sum(nil)[:8])))
+		lines = append(lines, fmt.Sprintf("trace %s bbhw+pset seed=3 %s", name, traceHash(t, cfg, prog, 3, sim.WithPSets(isa.PSets{}))))
 	}
 	return lines
 }
@@ -140,36 +125,5 @@ func TestGoldenExtensions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("golden runs take a few seconds")
 	}
-	got := goldenExtCases(t)
-	path := filepath.Join("testdata", "golden_ext.txt")
-	if *updateGolden {
-		if err := os.WriteFile(path, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	f, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	sc := bufio.NewScanner(bytes.NewReader(f))
-	for sc.Scan() {
-		want = append(want, sc.Text())
-	}
-	if len(want) != len(got) {
-		t.Fatalf("golden file has %d lines, this build gives %d", len(want), len(got))
-	}
-	bad := 0
-	for i := range got {
-		if got[i] != want[i] {
-			bad++
-			if bad <= 10 {
-				t.Errorf("changed: %s\n      was: %s", got[i], want[i])
-			}
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%d of %d golden lines changed", bad, len(got))
-	}
+	checkGolden(t, "golden_ext.txt", goldenExtCases(t))
 }

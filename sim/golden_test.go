@@ -15,6 +15,7 @@ import (
 
 	"weft/configs"
 	"weft/core"
+	"weft/isa"
 	"weft/sim"
 	"weft/workloads"
 )
@@ -59,18 +60,24 @@ func goldenCases(t *testing.T) []string {
 			t.Fatal(err)
 		}
 		cfg, _ := sim.FitCores(configs.Default(), prog)
-		h := sha256.New()
-		var ev []byte
-		_, err = sim.Run(cfg, prog, 3, sim.WithObserver(core.AllKinds, core.ObserverFunc(func(e *core.Event) {
-			ev = fmt.Appendf(ev[:0], "%d %d %d %d %d %#x %d %v %v %d\n", e.Kind, e.Flags, e.Core, e.Thread, e.PC, e.Addr, e.Value, e.Words, e.List, e.Cycle)
-			h.Write(ev)
-		})))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, fmt.Sprintf("trace %s seed=3 %s", name, hex.EncodeToString(h.Sum(nil)[:8])))
+		lines = append(lines, fmt.Sprintf("trace %s seed=3 %s", name, traceHash(t, cfg, prog, 3)))
 	}
 	return lines
+}
+
+// traceHash runs prog and returns the hash of every event of the run.
+func traceHash(t *testing.T, cfg configs.Config, prog *isa.Program, seed uint64, opts ...sim.Option) string {
+	t.Helper()
+	h := sha256.New()
+	var ev []byte
+	opts = append(opts, sim.WithObserver(core.AllKinds, core.ObserverFunc(func(e *core.Event) {
+		ev = fmt.Appendf(ev[:0], "%d %d %d %d %d %#x %d %v %v %d\n", e.Kind, e.Flags, e.Core, e.Thread, e.PC, e.Addr, e.Value, e.Words, e.List, e.Cycle)
+		h.Write(ev)
+	})))
+	if _, err := sim.Run(cfg, prog, seed, opts...); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // TestGolden pins the bytes of run results and event streams: a change
@@ -82,8 +89,14 @@ func TestGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("golden runs take a few seconds")
 	}
-	got := goldenCases(t)
-	path := filepath.Join("testdata", "golden.txt")
+	checkGolden(t, "golden.txt", goldenCases(t))
+}
+
+// checkGolden compares got with testdata/NAME line by line, or rewrites the
+// file with -update-golden.
+func checkGolden(t *testing.T, name string, got []string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
 	if *updateGolden {
 		if err := os.WriteFile(path, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -100,7 +113,7 @@ func TestGolden(t *testing.T) {
 		want = append(want, sc.Text())
 	}
 	if len(want) != len(got) {
-		t.Fatalf("golden file has %d lines, this build gives %d", len(want), len(got))
+		t.Fatalf("%s has %d lines, this build gives %d", path, len(want), len(got))
 	}
 	bad := 0
 	for i := range got {
@@ -112,6 +125,6 @@ func TestGolden(t *testing.T) {
 		}
 	}
 	if bad > 0 {
-		t.Errorf("%d of %d golden lines changed", bad, len(got))
+		t.Errorf("%d of %d lines of %s changed", bad, len(got), path)
 	}
 }

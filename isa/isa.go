@@ -333,6 +333,18 @@ type Program struct {
 // DataEnd returns the first address past the data segment.
 func (p *Program) DataEnd() uint64 { return DataBase + uint64(len(p.Data))*WordBytes }
 
+// FaultOp returns the op of the instruction at pc, for a Crash event of
+// that pc whose address addr names a data word below hi (an exclusive byte
+// bound): the access the faulting instruction attempted, which detectors
+// count as made. ok is false for a pc outside the program (or no program)
+// and for an address that names no such word.
+func (p *Program) FaultOp(pc int32, addr, hi uint64) (op Op, ok bool) {
+	if p == nil || pc < 0 || int(pc) >= len(p.Instrs) || addr < DataBase || addr%WordBytes != 0 || addr >= hi {
+		return 0, false
+	}
+	return p.Instrs[pc].Op, true
+}
+
 // LabelPC returns the PC of a code label.
 func (p *Program) LabelPC(name string) (int32, bool) {
 	for _, l := range p.Labels {

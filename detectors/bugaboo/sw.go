@@ -282,13 +282,11 @@ func (s *SW) Observe(e *core.Event) {
 // crash counts the access a faulting instruction attempted.
 func (s *SW) crash(e *core.Event) {
 	a := e.Addr
-	if a < isa.DataBase || a%isa.WordBytes != 0 || (a-isa.DataBase)>>s.shift >= uint64(len(s.table)) {
+	op, ok := s.prog.FaultOp(e.PC, a, isa.DataBase+uint64(len(s.table))<<s.shift)
+	if !ok {
 		return
 	}
-	if s.prog == nil || e.PC < 0 || int(e.PC) >= len(s.prog.Instrs) {
-		return
-	}
-	switch s.prog.Instrs[e.PC].Op {
+	switch op {
 	case isa.OpLd:
 		s.read(e.Thread, e.PC, a)
 	case isa.OpSt, isa.OpCas, isa.OpXchg, isa.OpFadd:

@@ -315,14 +315,12 @@ func (d *Detector) Observe(e *core.Event) {
 // access the crashing instruction would have made.
 func (d *Detector) crash(t int, e *core.Event) {
 	a := e.Addr
-	if a < isa.DataBase || a%isa.WordBytes != 0 || (a-isa.DataBase)/isa.WordBytes >= d.hi {
-		return
-	}
-	if e.PC < 0 || int(e.PC) >= len(d.prog.Instrs) {
+	op, ok := d.prog.FaultOp(e.PC, a, isa.DataBase+d.hi*isa.WordBytes)
+	if !ok {
 		return
 	}
 	k := clWrite
-	if d.prog.Instrs[e.PC].Op == isa.OpLd {
+	if op == isa.OpLd {
 		k = clRead
 	}
 	d.access(t, a, e.PC, k, true)

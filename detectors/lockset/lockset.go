@@ -181,13 +181,11 @@ func (d *Detector) Observe(e *core.Event) {
 // crash counts the access a faulting instruction attempted.
 func (d *Detector) crash(e *core.Event) {
 	a := e.Addr
-	if a < isa.DataBase || a%isa.WordBytes != 0 || (a-isa.DataBase)/isa.WordBytes >= uint64(d.top) {
+	op, ok := d.prog.FaultOp(e.PC, a, isa.DataBase+uint64(d.top)*isa.WordBytes)
+	if !ok {
 		return
 	}
-	if e.PC < 0 || int(e.PC) >= len(d.prog.Instrs) {
-		return
-	}
-	switch d.prog.Instrs[e.PC].Op {
+	switch op {
 	case isa.OpLd:
 		d.access(e.Thread, e.PC, a, false, false)
 	case isa.OpCas, isa.OpXchg, isa.OpFadd:

@@ -153,14 +153,8 @@ func (t *tracker) observe(e *core.Event, v visit) {
 // crash counts the access a faulting instruction attempted.
 func (t *tracker) crash(e *core.Event, v visit) {
 	a := e.Addr
-	if a < isa.DataBase || a%isa.WordBytes != 0 || (a-isa.DataBase)/isa.WordBytes >= uint64(t.top) {
-		return
-	}
-	if e.PC < 0 || int(e.PC) >= len(t.prog.Instrs) {
-		return
-	}
-	op := t.prog.Instrs[e.PC].Op
-	if t.ignoreSync && op.IsSync() {
+	op, ok := t.prog.FaultOp(e.PC, a, isa.DataBase+uint64(t.top)*isa.WordBytes)
+	if !ok || t.ignoreSync && op.IsSync() {
 		return
 	}
 	switch op {

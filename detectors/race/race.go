@@ -201,14 +201,11 @@ func (d *Detector) crash(t int, e *core.Event) {
 // false when the event names no word in [isa.DataBase, hi) or no
 // instruction of prog.
 func CrashAccess(prog *isa.Program, e *core.Event, hi uint64) (addr uint64, write, ok bool) {
-	a := e.Addr
-	if a < isa.DataBase || a%isa.WordBytes != 0 || a >= hi {
+	op, ok := prog.FaultOp(e.PC, e.Addr, hi)
+	if !ok {
 		return 0, false, false
 	}
-	if e.PC < 0 || int(e.PC) >= len(prog.Instrs) {
-		return 0, false, false
-	}
-	return a, prog.Instrs[e.PC].Op != isa.OpLd, true
+	return e.Addr, op != isa.OpLd, true
 }
 
 // access checks one data access against the word's remembered accesses

@@ -62,7 +62,8 @@ func TestEngineSameCycleInScheduleOrder(t *testing.T) {
 }
 
 // TestEngineRandomOrder checks against a reference: a stable sort by cycle
-// of everything pending is the firing order.
+// of everything pending is the firing order. The engine has no Reserve, so
+// every event is in the heap.
 func TestEngineRandomOrder(t *testing.T) {
 	for seed := range uint64(20) {
 		r := NewRNG(seed, "engine")
@@ -93,15 +94,97 @@ func TestEngineRandomOrder(t *testing.T) {
 		want = append(want, pending...)
 		for e.Step() {
 		}
-		if !slices.Equal(log, want) {
-			for i := range min(len(log), len(want)) {
-				if log[i] != want[i] {
-					t.Fatalf("seed %d: event %d = %+v, want %+v", seed, i, log[i], want[i])
+		checkFired(t, seed, log, want)
+	}
+}
+
+// TestEngineWheelAndFar is TestEngineRandomOrder with cycles on both sides
+// of the wheel's window (same-cycle ties, the window's edge, far events
+// that come into it as time passes), full queues, cancels, saves loaded
+// back at once, and NextAt and Peek checked against the reference at
+// every step.
+func TestEngineWheelAndFar(t *testing.T) {
+	type ev struct {
+		firing
+		seq uint64
+	}
+	for seed := range uint64(20) {
+		r := NewRNG(seed, "wheel")
+		var e Engine
+		e.Reserve(8) // room for 5 events a cycle: more go to the heap
+		var log []firing
+		id := newRecorders(&e, 1, &log)[0]
+		var pending []ev // in scheduling order
+		var want []firing
+		for step := range 6000 {
+			switch k := r.Below(10); {
+			case len(pending) == 0 || k < 5:
+				var d Cycle
+				switch r.Below(4) {
+				case 0, 1:
+					d = Cycle(r.Below(4))
+				case 2:
+					d = Cycle(wheelSize - 8 + r.Below(16))
+				default:
+					d = Cycle(r.Below(6 * wheelSize))
+				}
+				f := firing{At: e.Now() + d, Target: id, Op: int32(step), Arg: r.Uint64()}
+				pending = append(pending, ev{f, e.Schedule(f.At, f.Target, f.Op, f.Arg)})
+				continue
+			case k == 6:
+				// A round trip through a saved state changes nothing.
+				var st EngineState
+				e.Save(&st)
+				e.Load(&st)
+			case k == 5:
+				i := int(r.Below(uint64(len(pending))))
+				if !e.Cancel(pending[i].seq) {
+					t.Fatalf("seed %d: Cancel of a queued event failed", seed)
+				}
+				pending = slices.Delete(pending, i, i+1)
+			default:
+				sort.SliceStable(pending, func(i, j int) bool { return pending[i].At < pending[j].At })
+				want = append(want, pending[0].firing)
+				pending = pending[1:]
+				if !e.Step() {
+					t.Fatal("Step found an empty queue")
 				}
 			}
-			t.Fatalf("seed %d: fired %d events, want %d", seed, len(log), len(want))
+			if e.Len() != len(pending) {
+				t.Fatalf("seed %d step %d: Len = %d, want %d", seed, step, e.Len(), len(pending))
+			}
+			if len(pending) == 0 {
+				continue
+			}
+			sort.SliceStable(pending, func(i, j int) bool { return pending[i].At < pending[j].At })
+			at, ok := e.NextAt()
+			it, _ := e.Peek()
+			if !ok || at != pending[0].At || it.Seq != pending[0].seq || e.CanRunAt(at) || !e.CanRunAt(at-1) && at > 0 {
+				t.Fatalf("seed %d step %d: NextAt %d, Peek seq %d; want %d, %d", seed, step, at, it.Seq, pending[0].At, pending[0].seq)
+			}
+		}
+		sort.SliceStable(pending, func(i, j int) bool { return pending[i].At < pending[j].At })
+		for _, p := range pending {
+			want = append(want, p.firing)
+		}
+		for e.Step() {
+		}
+		checkFired(t, seed, log, want)
+	}
+}
+
+// checkFired compares the events an engine fired with the reference's.
+func checkFired(t *testing.T, seed uint64, log, want []firing) {
+	t.Helper()
+	if slices.Equal(log, want) {
+		return
+	}
+	for i := range min(len(log), len(want)) {
+		if log[i] != want[i] {
+			t.Fatalf("seed %d: event %d = %+v, want %+v", seed, i, log[i], want[i])
 		}
 	}
+	t.Fatalf("seed %d: fired %d events, want %d", seed, len(log), len(want))
 }
 
 func TestEngineCanRunAt(t *testing.T) {
@@ -143,21 +226,32 @@ type chain struct {
 	e   *Engine
 	id  int32
 	log *[]firing
+	// span bounds the follow-up's delay (below it).
+	span Cycle
 }
 
 func (c *chain) Handle(now Cycle, op int32, arg uint64) {
 	*c.log = append(*c.log, firing{now, c.id, op, arg})
 	if op > 0 {
 		next := mix64(arg)
-		c.e.Schedule(now+Cycle(next%5), c.id, op-1, next)
+		c.e.Schedule(now+Cycle(next%uint64(c.span)), c.id, op-1, next)
 	}
 }
 
+// TestEngineSaveLoad saves an engine mid-run and loads it back, with
+// delays inside the wheel's window and across it (far events).
 func TestEngineSaveLoad(t *testing.T) {
+	for _, span := range []Cycle{5, 3 * wheelSize} {
+		testSaveLoad(t, span)
+	}
+}
+
+func testSaveLoad(t *testing.T, span Cycle) {
 	var e Engine
+	e.Reserve(4)
 	var log []firing
 	for i := range 4 {
-		c := &chain{e: &e, log: &log}
+		c := &chain{e: &e, log: &log, span: span}
 		c.id = e.Register(c)
 		e.Schedule(Cycle(i%2), c.id, 50, uint64(i))
 	}
@@ -242,12 +336,13 @@ func (k *ticker) Handle(now Cycle, op int32, arg uint64) {
 
 func newTickerEngine(events int) *Engine {
 	e := &Engine{}
+	e.Reserve(events)
 	k := &ticker{e: e, rng: NewRNG(1, "bench")}
 	k.id = e.Register(k)
 	for i := range events {
 		e.Schedule(Cycle(i%16), k.id, int32(i), 0)
 	}
-	// Warm up: the heap has reached its steady size.
+	// Warm up: the queue has reached its steady size.
 	for range 4 * events {
 		e.Step()
 	}

@@ -285,6 +285,44 @@ func BenchmarkProfile64(b *testing.B) {
 	}
 }
 
+// BenchmarkProfiles runs every registry profile (but mixed, which is
+// BenchmarkRun's) as `weft run -w NAME` runs it, at 8 and 64 cores: the
+// spread of speed over the workloads users run, for changes that help
+// some and cost others.
+func BenchmarkProfiles(b *testing.B) {
+	for _, cores := range []int{8, 64} {
+		for _, e := range workloads.List() {
+			if e.Kind != workloads.Profile || e.Name == "mixed" {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/cores=%d", e.Name, cores), func(b *testing.B) {
+				p, err := workloads.ProgramFor(e.Name, cores)
+				if err != nil {
+					b.Fatal(err)
+				}
+				benchProgram(b, e.Name, cores, p)
+			})
+		}
+	}
+}
+
+// BenchmarkKernelBatch runs a small bug kernel (bb-circular-list, a few
+// thousand instructions) seed after seed, as a batch does: the cost of
+// building and ending a run, which dominates such runs.
+func BenchmarkKernelBatch(b *testing.B) {
+	p, err := workloads.Program("bb-circular-list")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg, _ := sim.FitCores(configs.Default(), p)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := sim.Run(cfg, p, uint64(i)+1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // benchProgram times runs of p (seed 1) on the default machine with cores
 // cores, each of which must pass, and reports MIPS.
 func benchProgram(b *testing.B, name string, cores int, p *isa.Program) {

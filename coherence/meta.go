@@ -98,6 +98,30 @@ func (r *Region) Granule(words []uint64, addr uint64) []uint64 {
 	return words[g*n : g*n+n : g*n+n]
 }
 
+// FieldLoc locates one field of a region in a line's whole record
+// (System.Meta), for the granule of any address, without slices: a caller
+// on the hot path keeps it by value (Region.Loc).
+type FieldLoc struct {
+	off    int
+	mask   uint64
+	stride int
+}
+
+// Loc returns where field f lives: Word(addr) is the index in a line's
+// record of field f of the granule holding addr (Granule's arithmetic).
+func (r *Region) Loc(f int) FieldLoc {
+	l := FieldLoc{off: r.Off + f}
+	if r.Gran != PerLine {
+		l.mask, l.stride = uint64(r.Granules-1), len(r.Fields)
+	}
+	return l
+}
+
+// Word returns the record index of the field for an access to addr.
+func (l FieldLoc) Word(addr uint64) int {
+	return l.off + int((addr>>3)&l.mask)*l.stride
+}
+
 // Field returns the index of the named field, or -1.
 func (r *Region) Field(name string) int {
 	for i, f := range r.Fields {

@@ -772,7 +772,7 @@ func (c *Core) checksSkipped(f int, a uint64) bool {
 	own := uint64(c.st.Thread) + 1
 	for i := range m.checks {
 		h := &m.checks[i]
-		if h.owned < 0 || m.mem.MetaWord(f, h.ownerWord(a)) != own {
+		if h.owned < 0 || m.mem.MetaWord(f, h.own.Word(a)) != own {
 			return false
 		}
 	}

@@ -109,18 +109,8 @@ type extHook struct {
 	check  CheckFunc
 	perf   PerformFunc
 	owned  int // the check's owner field, or -1
-	// The owner field's word in a line's record is ownWord +
-	// ((addr>>3)&gMask)*gStride: region.Granule's arithmetic, kept here so
-	// the direct path reads the one word without building slices.
-	ownWord int
-	gMask   uint64
-	gStride int
-}
-
-// ownerWord returns the record word holding h's owner field for an access
-// to addr (h.owned >= 0).
-func (h *extHook) ownerWord(addr uint64) int {
-	return h.ownWord + int((addr>>3)&h.gMask)*h.gStride
+	// own locates the owner field in a line's record (owned >= 0).
+	own coherence.FieldLoc
 }
 
 // Port is what an extension attaches through.
@@ -175,11 +165,7 @@ func (p *Port) OnCheckOwned(f CheckFunc, field int) error {
 		return fmt.Errorf("extension %s: owner field %d out of its %d fields", p.name, field, len(r.Fields))
 	}
 	r := p.regionPtr()
-	h := extHook{region: r, check: f, owned: field, ownWord: r.Off + field}
-	if r.Gran != coherence.PerLine {
-		h.gMask, h.gStride = uint64(r.Granules-1), len(r.Fields)
-	}
-	p.m.checks = append(p.m.checks, h)
+	p.m.checks = append(p.m.checks, extHook{region: r, check: f, owned: field, own: r.Loc(field)})
 	return nil
 }
 
@@ -246,7 +232,7 @@ func (c *Core) checkPhase(frame int, addr uint64, write, hit bool) bool {
 	filled := false
 	for i := range m.checks {
 		h := &m.checks[i]
-		if h.owned >= 0 && m.mem.MetaWord(frame, h.ownerWord(addr)) == uint64(st.Thread)+1 {
+		if h.owned >= 0 && m.mem.MetaWord(frame, h.own.Word(addr)) == uint64(st.Thread)+1 {
 			continue
 		}
 		meta := h.region.Of(rec)

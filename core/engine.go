@@ -115,7 +115,7 @@ func (e *Engine) Len() int { return e.nWheel + len(e.far) }
 func (e *Engine) Schedule(at Cycle, target int32, op int32, arg uint64) uint64 {
 	e.seq++
 	s := e.seq
-	if e.nWheel+len(e.far) == 0 || at < e.next {
+	if e.Len() == 0 || at < e.next {
 		e.next = at
 	}
 	if at-e.base < wheelSize && at >= e.base {
@@ -326,7 +326,7 @@ func (e *Engine) Cancel(seq uint64) bool {
 
 // Peek returns the earliest queued event.
 func (e *Engine) Peek() (Item, bool) {
-	if e.nWheel+len(e.far) == 0 {
+	if e.Len() == 0 {
 		return Item{}, false
 	}
 	return *e.earliest(), true
@@ -337,12 +337,12 @@ func (e *Engine) Peek() (Item, bool) {
 // event (the lookahead rule of DESIGN.md §2). The result is identical to
 // scheduling it, because it would have been the next event to fire.
 func (e *Engine) CanRunAt(t Cycle) bool {
-	return e.nWheel+len(e.far) == 0 || t < e.next
+	return e.Len() == 0 || t < e.next
 }
 
 // NextAt returns the cycle of the earliest queued event.
 func (e *Engine) NextAt() (Cycle, bool) {
-	if e.nWheel+len(e.far) == 0 {
+	if e.Len() == 0 {
 		return 0, false
 	}
 	return e.next, true
@@ -350,7 +350,7 @@ func (e *Engine) NextAt() (Cycle, bool) {
 
 // Step fires the earliest event. It returns false when the queue is empty.
 func (e *Engine) Step() bool {
-	if e.nWheel+len(e.far) == 0 {
+	if e.Len() == 0 {
 		return false
 	}
 	// The earliest event is at cycle next: on the wheel, it heads that

@@ -121,6 +121,17 @@ const AllKinds KindMask = (1<<NumKinds - 1) &^ 1
 // Has reports whether k is in the set.
 func (m KindMask) Has(k Kind) bool { return m&(1<<k) != 0 }
 
+// Names returns the names of the kinds in m, in kind order.
+func (m KindMask) Names() []string {
+	var names []string
+	for k := Kind(1); k < NumKinds; k++ {
+		if m.Has(k) {
+			names = append(names, k.String())
+		}
+	}
+	return names
+}
+
 // Event flags.
 const (
 	// FlagSync marks an access to a synchronisation word (lock, barrier,

@@ -74,3 +74,19 @@ func CompareFindings(a, b Finding) int {
 	}
 	return strings.Compare(a.Message, b.Message)
 }
+
+// Detector is a software detector attached to one run: a passive observer
+// of the kinds it needs that reports findings. Every detectors/* detector
+// is one; the simulator attaches them (sim.WithDetector) and the analysis
+// pipeline merges and learns from what they found. It lives in core, with
+// Observer and Finding, so that the simulator and the detectors share it
+// without importing each other.
+type Detector interface {
+	Observer
+	// Name is the detector's registry name; its findings carry it.
+	Name() string
+	// Kinds are the event kinds it observes.
+	Kinds() KindMask
+	// Findings are its findings so far, sorted with CompareFindings.
+	Findings() []Finding
+}

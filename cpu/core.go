@@ -483,7 +483,7 @@ func (c *Core) syncCrash(msg string) {
 		c.schedule(c.st.Time)
 		return
 	}
-	c.m.crash(Crash, c, msg, c.st.Time)
+	c.m.crash(core.Crash, c, msg, c.st.Time)
 }
 
 // atGlobal reports whether the core may act at cycle t now: either t is
@@ -861,7 +861,7 @@ func (c *Core) irritate() {
 func (c *Core) addr(base uint8, off int64) (uint64, bool) {
 	a := uint64(c.st.Regs[base] + off)
 	if msg := c.m.badAddr(a); msg != "" {
-		c.m.crashAt(Crash, c, msg, c.st.Time, a)
+		c.m.crashAt(core.Crash, c, msg, c.st.Time, a)
 		return 0, false
 	}
 	return a, true
@@ -1014,7 +1014,7 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 			n = r[in.Rs&regMask]
 		}
 		if n < 0 || uint64(n) > (m.heapEnd-m.st.heapNext)/isa.WordBytes {
-			m.crash(Crash, c, fmt.Sprintf("alloc of %d words: heap exhausted or negative size", n), st.Time)
+			m.crash(core.Crash, c, fmt.Sprintf("alloc of %d words: heap exhausted or negative size", n), st.Time)
 			return false, false
 		}
 		r[in.Rd&regMask] = int64(m.st.heapNext)
@@ -1028,7 +1028,7 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		return c.free(in)
 	case isa.OpAssert:
 		if r[in.Rs&regMask] == 0 {
-			m.crash(Assert, c, m.message(in), st.Time)
+			m.crash(core.Assert, c, m.message(in), st.Time)
 			return false, false
 		}
 		st.Time += m.spec.ALUCycles
@@ -1038,7 +1038,7 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		if m.events.Watching(core.KindErrorMsg) {
 			c.emit(core.KindErrorMsg, 0, 0)
 		}
-		m.setOutcome(Error, st.PC, st.Thread, m.message(in), st.Time)
+		m.setOutcome(core.Error, st.PC, st.Thread, m.message(in), st.Time)
 		st.Time += m.spec.ALUCycles
 		st.PC++
 		return true, true
@@ -1069,7 +1069,7 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		return true, true
 	}
 	if uint32(st.PC) >= uint32(len(m.prog.Instrs)) {
-		m.crash(Crash, c, fmt.Sprintf("pc %d is outside the program", st.PC), st.Time)
+		m.crash(core.Crash, c, fmt.Sprintf("pc %d is outside the program", st.PC), st.Time)
 		return false, false
 	}
 	m.st.internal = fmt.Errorf("cpu: opcode %s at pc %d has no global semantics", in.Op, st.PC)
@@ -1142,17 +1142,17 @@ func (c *Core) free(in *isa.Instruction) (bool, bool) {
 	a := uint64(st.Regs[in.Base] + in.Off)
 	n := in.Imm
 	if n < 0 {
-		m.crash(Crash, c, fmt.Sprintf("free of %d words", n), st.Time)
+		m.crash(core.Crash, c, fmt.Sprintf("free of %d words", n), st.Time)
 		return false, false
 	}
 	for i := int64(0); i < n; i++ {
 		w := a + uint64(i)*isa.WordBytes
 		if m.st.anyFreed && w&7 == 0 && w >= isa.DataBase && m.isFreed(w) {
-			m.crashAt(Crash, c, fmt.Sprintf("double free of word %#x", w), st.Time, w)
+			m.crashAt(core.Crash, c, fmt.Sprintf("double free of word %#x", w), st.Time, w)
 			return false, false
 		}
 		if msg := m.badAddr(w); msg != "" {
-			m.crashAt(Crash, c, "free: "+msg, st.Time, w)
+			m.crashAt(core.Crash, c, "free: "+msg, st.Time, w)
 			return false, false
 		}
 	}

@@ -47,51 +47,6 @@ type Spec struct {
 // DefaultHeapWords is the heap bound used when Spec.HeapWords is zero.
 const DefaultHeapWords = 1 << 22
 
-// OutcomeKind classifies how a run ended, in increasing precedence.
-type OutcomeKind uint8
-
-// The outcomes, lowest precedence first.
-const (
-	Pass OutcomeKind = iota
-	WrongOutput
-	Hang
-	Error
-	Assert
-	Crash
-)
-
-var outcomeNames = [...]string{"pass", "wrong_output", "hang", "error", "assert", "crash"}
-
-// String returns the outcome's name as it appears in run JSON.
-func (k OutcomeKind) String() string { return outcomeNames[k] }
-
-// ParseOutcome parses an outcome name.
-func ParseOutcome(s string) (OutcomeKind, error) {
-	for i, n := range outcomeNames {
-		if n == s {
-			return OutcomeKind(i), nil
-		}
-	}
-	return Pass, fmt.Errorf("unknown outcome %q", s)
-}
-
-// Outcome says how a run ended and which instruction caused it.
-type Outcome struct {
-	// Kind is how the run ended.
-	Kind OutcomeKind
-	// PC is the PC of the instruction that caused the outcome, or core.NoPC.
-	PC int32
-	// Thread is the thread that caused it, or -1.
-	Thread int32
-	// Msg explains the outcome ("" for a pass).
-	Msg string
-	// Cycle is the cycle the run ended.
-	Cycle core.Cycle
-	// Deadlock marks a Hang in which every live thread was blocked on the
-	// program's synchronisation (not one that ran past sim.max_cycles).
-	Deadlock bool
-}
-
 // Bucket is one class of the per-core cycle breakdown.
 type Bucket uint8
 
@@ -165,7 +120,7 @@ type machineState struct {
 	heapNext uint64
 	freed    []uint64
 	anyFreed bool
-	outcome  Outcome
+	outcome  core.Outcome
 	errSeen  bool
 	ended    bool
 	live     int
@@ -303,7 +258,7 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 	mem.InitMemory(prog.Data)
 	m.mem = mem
 	m.st.heapNext = m.heapBase
-	m.st.outcome = Outcome{Kind: Pass, PC: core.NoPC, Thread: -1}
+	m.st.outcome = core.Outcome{Kind: core.Pass, PC: core.NoPC, Thread: -1}
 	m.cores = make([]*Core, spec.Cores)
 	for i := range m.cores {
 		c := &Core{m: m, id: i}
@@ -496,10 +451,10 @@ func (m *Machine) Run() {
 func (m *Machine) InternalError() error { return m.st.internal }
 
 // Outcome returns the run's outcome (valid once the run has ended).
-func (m *Machine) Outcome() Outcome {
+func (m *Machine) Outcome() core.Outcome {
 	o := m.st.outcome
-	if o.Kind < Hang && !m.st.errSeen && m.prog.HasExpect && !equalOutputs(m.st.outputs, m.prog.Expect) {
-		return Outcome{Kind: WrongOutput, PC: core.NoPC, Thread: -1, Msg: fmt.Sprintf("outputs %v, expected %v", m.st.outputs, m.prog.Expect), Cycle: o.Cycle}
+	if o.Kind < core.Hang && !m.st.errSeen && m.prog.HasExpect && !equalOutputs(m.st.outputs, m.prog.Expect) {
+		return core.Outcome{Kind: core.WrongOutput, PC: core.NoPC, Thread: -1, Msg: fmt.Sprintf("outputs %v, expected %v", m.st.outputs, m.prog.Expect), Cycle: o.Cycle}
 	}
 	return o
 }
@@ -517,15 +472,15 @@ func equalOutputs(a, b []int64) bool {
 }
 
 // setOutcome records an outcome if it takes precedence over the current one.
-func (m *Machine) setOutcome(k OutcomeKind, pc int32, tid int32, msg string, at core.Cycle) {
-	if k == Error {
+func (m *Machine) setOutcome(k core.OutcomeKind, pc int32, tid int32, msg string, at core.Cycle) {
+	if k == core.Error {
 		if m.st.errSeen {
 			return
 		}
 		m.st.errSeen = true
 	}
 	if k > m.st.outcome.Kind || (k == m.st.outcome.Kind && m.st.outcome.Msg == "") {
-		m.st.outcome = Outcome{Kind: k, PC: pc, Thread: tid, Msg: msg, Cycle: at}
+		m.st.outcome = core.Outcome{Kind: k, PC: pc, Thread: tid, Msg: msg, Cycle: at}
 	}
 }
 
@@ -559,15 +514,15 @@ func (m *Machine) endRun(at core.Cycle) {
 }
 
 // crash ends the run at once with a crash (or assert) outcome.
-func (m *Machine) crash(k OutcomeKind, c *Core, msg string, at core.Cycle) {
+func (m *Machine) crash(k core.OutcomeKind, c *Core, msg string, at core.Cycle) {
 	m.crashAt(k, c, msg, at, 0)
 }
 
 // crashAt is crash for a faulting access: the Crash event carries the
 // address (Addr) so a monitor can check the access offline.
-func (m *Machine) crashAt(k OutcomeKind, c *Core, msg string, at core.Cycle, addr uint64) {
+func (m *Machine) crashAt(k core.OutcomeKind, c *Core, msg string, at core.Cycle, addr uint64) {
 	kind := core.KindCrash
-	if k == Assert {
+	if k == core.Assert {
 		kind = core.KindAssertFail
 	}
 	if m.events.Watching(kind) {
@@ -628,7 +583,7 @@ func (m *Machine) endHang(msg string, at core.Cycle, blame *Core) {
 		m.ev = core.Event{Kind: core.KindHang, Cycle: at, Core: -1, Thread: tid, PC: pc}
 		m.events.Emit(&m.ev)
 	}
-	m.setOutcome(Hang, pc, tid, msg, at)
+	m.setOutcome(core.Hang, pc, tid, msg, at)
 	m.endRun(at)
 }
 
@@ -646,7 +601,7 @@ func (m *Machine) deadlock() {
 	}
 	at := max(m.eng.Now(), m.st.frontier)
 	m.endHang(msg[:len(msg)-1], at, nil)
-	m.st.outcome.Deadlock = m.st.outcome.Kind == Hang
+	m.st.outcome.Deadlock = m.st.outcome.Kind == core.Hang
 }
 
 const (

@@ -66,7 +66,7 @@ func (c *Core) releaseWord(f int, a uint64, what string) bool {
 	st := &c.st
 	v := m.mem.ReadWord(f, a)
 	if v != int64(st.Thread)+1 {
-		m.crash(Crash, c, fmt.Sprintf("%s of lock %#x that thread %d does not hold (lock word is %d)", what, a, st.Thread, v), st.Time)
+		m.crash(core.Crash, c, fmt.Sprintf("%s of lock %#x that thread %d does not hold (lock word is %d)", what, a, st.Thread, v), st.Time)
 		return false
 	}
 	m.mem.WriteWord(f, a, 0)
@@ -285,7 +285,7 @@ func (c *Core) spawn(in *isa.Instruction) (done, ok bool) {
 		// (a seed whose schedule spawns more threads than machine.cores
 		// holds), not an error of the simulator: the run crashes at the
 		// spawn, and a batch goes on with its other seeds.
-		m.crash(Crash, c, fmt.Sprintf("spawn found no free core: all %d cores (machine.cores) are running threads; raise machine.cores",
+		m.crash(core.Crash, c, fmt.Sprintf("spawn found no free core: all %d cores (machine.cores) are running threads; raise machine.cores",
 			len(m.cores)), st.Time)
 		return false, false
 	}
@@ -307,10 +307,10 @@ func (c *Core) join(in *isa.Instruction) (done, ok bool) {
 	tid := st.Regs[in.Rs]
 	switch {
 	case tid == int64(st.Thread):
-		m.crash(Crash, c, fmt.Sprintf("thread %d joins itself (join waits for another thread to exit)", tid), st.Time)
+		m.crash(core.Crash, c, fmt.Sprintf("thread %d joins itself (join waits for another thread to exit)", tid), st.Time)
 		return false, false
 	case tid < 0 || tid >= int64(len(m.st.threads)):
-		m.crash(Crash, c, fmt.Sprintf("join of thread %d, which was never spawned (threads so far: 0..%d)", tid, len(m.st.threads)-1), st.Time)
+		m.crash(core.Crash, c, fmt.Sprintf("join of thread %d, which was never spawned (threads so far: 0..%d)", tid, len(m.st.threads)-1), st.Time)
 		return false, false
 	}
 	if !m.st.threads[tid].Exited {

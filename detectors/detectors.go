@@ -1,13 +1,16 @@
-// Package detectors is the registry of weft's software detectors and what
-// they share: the Detector and Learner interfaces, and the merging of
-// findings over the runs of a batch. Each detector lives in its own
-// sub-package (hb, lockset, avio, …) and sees only the event stream and
-// the program; it never reads a kernel's name, rows or @bug marks.
-// Scoring findings against the ground truth happens outside the detectors
-// (Score).
+// Package detectors is the registry of weft's software detectors: each
+// one's name, summary, event kinds and constructor, and for those that
+// learn across the runs of a batch their Learner. Each detector lives in
+// its own sub-package (hb, lockset, avio, …) and sees only the event
+// stream and the program; it never reads a kernel's name, rows or @bug
+// marks. A detector is a core.Detector; scoring findings against the
+// ground truth, merging them over a batch and the pipeline from config to
+// report live in the analysis package.
 //
-// The package imports core, isa and the detector sub-packages only; runs
-// attach a detector with sim.WithDetector.
+// The package is a leaf of the simulator: it imports core, isa and the
+// detector sub-packages only, which import core and isa (a test keeps
+// this true). Detectors that re-run the program (ConSeq's tester,
+// inference's replay) are handed a runner declared beside them.
 package detectors
 
 import (
@@ -29,18 +32,6 @@ import (
 	"weft/isa"
 )
 
-// Detector is a software detector attached to one run: a passive observer
-// of the kinds it needs, with the findings it made.
-type Detector interface {
-	core.Observer
-	// Name is the detector's registry name; its findings carry it.
-	Name() string
-	// Kinds are the event kinds it observes.
-	Kinds() core.KindMask
-	// Findings are its findings so far, sorted with core.CompareFindings.
-	Findings() []core.Finding
-}
-
 // Learner learns across the runs of a batch: add every run's outcome,
 // per-run findings and the run's detector itself (for what is not in its
 // findings, such as Bugaboo's communication graph), then analyse.
@@ -48,7 +39,7 @@ type Learner interface {
 	// Add adds run number run (its index in the batch), whether it passed,
 	// the findings its detector made, and the detector (nil when the
 	// findings come from elsewhere).
-	Add(run int, pass bool, findings []core.Finding, d Detector)
+	Add(run int, pass bool, findings []core.Finding, d core.Detector)
 	// Analyse returns the learned findings: per run (in run order) for a
 	// learner that checks runs, or one batch-wide list with Run -1 for one
 	// that ranks over the whole batch.
@@ -56,6 +47,19 @@ type Learner interface {
 	// Summary says in one line what was learned from (e.g. "trained on 12
 	// passing runs").
 	Summary() string
+}
+
+// Checker is a Learner that can also learn from one batch and check the
+// runs of another: AVIO's invariants and PSet's sets are trained on
+// passing runs and then check any run, passing or failing. Add is Train
+// for a passing run and a deferred Check (at Analyse) for a failing one.
+type Checker interface {
+	Learner
+	// Train learns from one passing run: its findings and its detector.
+	Train(findings []core.Finding, d core.Detector)
+	// Check returns the findings of one run (its findings and detector)
+	// that violate what was learned.
+	Check(findings []core.Finding, d core.Detector) []core.Finding
 }
 
 // RunFindings are the findings of one run of a batch.
@@ -75,7 +79,7 @@ type Info struct {
 	// Kinds are the event kinds it needs.
 	Kinds core.KindMask
 	// New builds the detector for one run of prog.
-	New func(prog *isa.Program) Detector
+	New func(prog *isa.Program) core.Detector
 	// Learn, when not nil, builds the detector's multi-run learner.
 	Learn func() Learner
 	// Check, when not nil, reports what makes the detector's settings
@@ -97,40 +101,40 @@ func CheckAll(infos []Info, prog *isa.Program) error {
 
 // All returns every registered detector, in listing order.
 func All() []Info {
-	kinds := func(d Detector) core.KindMask { return d.Kinds() }
+	kinds := func(d core.Detector) core.KindMask { return d.Kinds() }
 	empty := &isa.Program{}
 	hbVariant := func(name, summary string, o hb.Options) Info {
 		return Info{Name: name, Summary: summary, Kinds: kinds(hb.New(empty, o)),
-			New: func(p *isa.Program) Detector { return renamed(hb.New(p, o), name) }}
+			New: func(p *isa.Program) core.Detector { return renamed(hb.New(p, o), name) }}
 	}
 	return []Info{
 		hbVariant("hb", "happens-before data races (vector clocks with FastTrack epochs): each racing PC pair once per run", hb.Options{}),
 		hbVariant("hb-first", "hb reporting only the first race on each word (Helgrind's heuristic, ConSeq's comparison)", hb.Options{FirstRacePerVar: true}),
 		{Name: "race", Summary: "ConSeq's Race (Helgrind-style hybrid): conflicting accesses unordered by spawn/join/barrier/signal (never locks) and holding no common lock, first race per word only; each PC pair once per run",
 			Kinds: race.New(empty, race.Options{}).Kinds(),
-			New:   func(p *isa.Program) Detector { return race.New(p, race.Options{FirstRacePerVar: true}) }},
+			New:   func(p *isa.Program) core.Detector { return race.New(p, race.Options{FirstRacePerVar: true}) }},
 		{Name: "atom", Summary: "ConSeq's Atom (CTrigger-style): unserializable (local, remote, local) triples predicted from one run and not exercised by it, the remote access unordered with the local pair and not shut out by its critical section; each PC triple once per run",
 			Kinds: kinds(atomDetector(empty)),
-			New:   func(p *isa.Program) Detector { return atomDetector(p) }},
+			New:   func(p *isa.Program) core.Detector { return atomDetector(p) }},
 		hbVariant("hb-nolock", "hb without lock release→acquire edges (interleaving inference's prefilter)", hb.Options{NoLockEdges: true}),
 		hbVariant("hb-rmwplain", "hb treating fadd/cas/xchg on ordinary words as plain accesses, not C11 atomics", hb.Options{RMWPlain: true}),
 		{Name: "lockset", Summary: "Eraser's lockset: words whose candidate lockset becomes empty once shared and written (spawn/join hand ownership over)",
 			Kinds: lockset.New(empty, lockset.Options{}).Kinds(),
-			New:   func(p *isa.Program) Detector { return lockset.New(p, lockset.Options{}) }},
+			New:   func(p *isa.Program) core.Detector { return lockset.New(p, lockset.Options{}) }},
 		{Name: "avio", Summary: "AVIO: unserializable (local, remote, local) triples per run; across a batch, the triples that violate invariants learned from its passing runs",
 			Kinds: avio.New(empty, avio.Options{}).Kinds(),
-			New:   func(p *isa.Program) Detector { return avio.New(p, avio.Options{}) },
+			New:   func(p *isa.Program) core.Detector { return avio.New(p, avio.Options{}) },
 			Learn: func() Learner { return &avioLearner{l: avio.NewLearner()} }},
 		bbsw("bbsw", "Bugaboo in software (BB-SW, word granularity, 5-event contexts): code points in rare communication contexts per run; across a batch, the labeled ranking (failing runs' bug-only graphs against the passing runs')", bugaboo.SWOptions{}),
 		bbsw("bbsw-line", "BB-SW at cache-line granularity", bugaboo.SWOptions{Granularity: bugaboo.Line, LineBytes: 64}),
 		bbsw("bbsw-noctx", "BB-SW without context (the context-oblivious graph)", bugaboo.SWOptions{NoContext: true}),
 		{Name: "bbhw", Summary: "the graphs Bugaboo's hardware drains from its communication tables (needs bugaboo.enabled=true), ranked as bbsw ranks",
 			Kinds: bugaboo.NewHW(empty).Kinds(),
-			New:   func(p *isa.Program) Detector { return bugaboo.NewHW(p) },
+			New:   func(p *isa.Program) core.Detector { return bugaboo.NewHW(p) },
 			Learn: func() Learner { return &bugabooLearner{name: "bbhw"} }},
 		{Name: "pset", Summary: "PSet in software: each access's remote immediate predecessors (RAW, WAR, WAW) per run; across a batch, the pairs of its failing runs outside the PSets learned from its passing runs",
 			Kinds: pset.Kinds(),
-			New:   func(p *isa.Program) Detector { return renamed(pset.NewRecorder(p, pset.Options{}), "pset") },
+			New:   func(p *isa.Program) core.Detector { return renamed(pset.NewRecorder(p, pset.Options{}), "pset") },
 			Learn: func() Learner { return &psetLearner{} }},
 		Falcon(falcon.Options{}, falcon.Jaccard),
 		ConSeq(conseq.Config{}),
@@ -150,7 +154,7 @@ func atomDetector(p *isa.Program) *atom.Detector {
 func ConSeq(cfg conseq.Config) Info {
 	return Info{Name: "conseq", Summary: "ConSeq: from each failure site's bounded slice ([conseq]: MaxDistance 4), the critical reads that could read another write's value and fail, per passing run (failing runs are not traced)",
 		Kinds: conseq.RecorderKinds,
-		New:   func(p *isa.Program) Detector { return conseq.NewDetector(p, cfg) },
+		New:   func(p *isa.Program) core.Detector { return conseq.NewDetector(p, cfg) },
 		Check: func(p *isa.Program) error { _, err := conseq.Analyze(p, cfg.Options); return err }}
 }
 
@@ -159,7 +163,7 @@ func ConSeq(cfg conseq.Config) Info {
 func Falcon(o falcon.Options, s falcon.Score) Info {
 	return Info{Name: "falcon", Summary: "Falcon: conflicting and unserializable interleaving patterns from per-location sliding windows per run; across a batch, every pattern ranked by suspiciousness over its failing and passing runs ([falcon]: word windows of 5 and Jaccard by default)",
 		Kinds: falcon.New(&isa.Program{}, o).Kinds(),
-		New:   func(p *isa.Program) Detector { return falcon.New(p, o) },
+		New:   func(p *isa.Program) core.Detector { return falcon.New(p, o) },
 		Learn: func() Learner { return &falconLearner{l: falcon.NewLearner(), score: s} }}
 }
 
@@ -170,7 +174,7 @@ type falconLearner struct {
 	score falcon.Score
 }
 
-func (f *falconLearner) Add(run int, pass bool, _ []core.Finding, d Detector) {
+func (f *falconLearner) Add(run int, pass bool, _ []core.Finding, d core.Detector) {
 	if fd, ok := Unwrap(d).(*falcon.Detector); ok {
 		f.l.AddRun(run, pass, fd)
 	}
@@ -209,7 +213,7 @@ func (f *falconLearner) Summary() string {
 // bbsw registers a BB-SW variant.
 func bbsw(name, summary string, o bugaboo.SWOptions) Info {
 	return Info{Name: name, Summary: summary, Kinds: bugaboo.NewSW(&isa.Program{}, o).Kinds(),
-		New:   func(p *isa.Program) Detector { return renamed(bugaboo.NewSW(p, o), name) },
+		New:   func(p *isa.Program) core.Detector { return renamed(bugaboo.NewSW(p, o), name) },
 		Learn: func() Learner { return &bugabooLearner{name: name} }}
 }
 
@@ -226,7 +230,7 @@ type bugabooLearner struct {
 	l    *bugaboo.Learner
 }
 
-func (b *bugabooLearner) Add(run int, pass bool, _ []core.Finding, d Detector) {
+func (b *bugabooLearner) Add(run int, pass bool, _ []core.Finding, d core.Detector) {
 	g, ok := Unwrap(d).(grapher)
 	if !ok {
 		return
@@ -257,7 +261,7 @@ func (b *bugabooLearner) Summary() string {
 }
 
 // programOf returns the program a Bugaboo detector was built for.
-func programOf(d Detector) *isa.Program {
+func programOf(d core.Detector) *isa.Program {
 	if p, ok := d.(interface{ Program() *isa.Program }); ok {
 		return p.Program()
 	}
@@ -311,11 +315,11 @@ func Parse(list string) ([]Info, error) {
 // named gives a detector variant its registry name, on itself and on its
 // findings.
 type named struct {
-	Detector
+	core.Detector
 	name string
 }
 
-func renamed(d Detector, name string) Detector {
+func renamed(d core.Detector, name string) core.Detector {
 	if d.Name() == name {
 		return d
 	}
@@ -326,7 +330,7 @@ func (n *named) Name() string { return n.name }
 
 // Unwrap returns the detector a registry variant renames (bbsw-line is a
 // BB-SW detector under another name), or d itself.
-func Unwrap(d Detector) Detector {
+func Unwrap(d core.Detector) core.Detector {
 	if n, ok := d.(*named); ok {
 		return n.Detector
 	}
@@ -342,24 +346,32 @@ func (n *named) Findings() []core.Finding {
 }
 
 // avioLearner trains AVIO's invariants on a batch's passing runs and
-// reports the violations in its other runs.
+// reports the violations in its other runs (a Checker).
 type avioLearner struct {
 	l      *avio.Learner
 	failed []RunFindings
 }
 
-func (a *avioLearner) Add(run int, pass bool, findings []core.Finding, _ Detector) {
+func (a *avioLearner) Add(run int, pass bool, findings []core.Finding, d core.Detector) {
 	if pass {
-		a.l.Train(findings)
+		a.Train(findings, d)
 		return
 	}
 	a.failed = append(a.failed, RunFindings{Run: run, Findings: findings})
 }
 
+// Train learns the invariants of one passing run's triples.
+func (a *avioLearner) Train(findings []core.Finding, _ core.Detector) { a.l.Train(findings) }
+
+// Check returns the triples of one run that violate the invariants.
+func (a *avioLearner) Check(findings []core.Finding, _ core.Detector) []core.Finding {
+	return a.l.Violations(findings)
+}
+
 func (a *avioLearner) Analyse() []RunFindings {
 	var out []RunFindings
 	for _, r := range a.failed {
-		if v := a.l.Violations(r.Findings); len(v) > 0 {
+		if v := a.Check(r.Findings, nil); len(v) > 0 {
 			out = append(out, RunFindings{Run: r.Run, Findings: v})
 		}
 	}
@@ -371,23 +383,14 @@ func (a *avioLearner) Summary() string {
 	return fmt.Sprintf("invariants trained on %d passing runs, checked on %d failing runs", a.l.Runs(), len(a.failed))
 }
 
-// Of returns the findings of detector name among fs.
-func Of(name string, fs []core.Finding) []core.Finding {
-	var out []core.Finding
-	for _, f := range fs {
-		if f.Detector == name {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // psetLearner learns PSets from a batch's passing runs (the union of their
 // pairs) and reports, per failing run, the pairs outside them: PSet's
-// software monitor of those runs.
+// software monitor of those runs (a Checker).
 type psetLearner struct {
 	t      *pset.Trainer
 	failed []psetRun
+	// ps are the PSets learned so far (nil: learn them again).
+	ps isa.PSets
 }
 
 type psetRun struct {
@@ -395,30 +398,71 @@ type psetRun struct {
 	r   *pset.Recorder
 }
 
-func (l *psetLearner) Add(run int, pass bool, _ []core.Finding, d Detector) {
-	r, ok := Unwrap(d).(*pset.Recorder)
-	if !ok {
+// recorder returns the PSet recorder d is, or nil.
+func recorder(d core.Detector) *pset.Recorder {
+	if d == nil {
+		return nil
+	}
+	r, _ := Unwrap(d).(*pset.Recorder)
+	return r
+}
+
+func (l *psetLearner) Add(run int, pass bool, findings []core.Finding, d core.Detector) {
+	r := recorder(d)
+	if r == nil {
 		return
 	}
-	if l.t == nil {
-		l.t = pset.NewTrainer(r.Program(), pset.Options{})
-	}
 	if pass {
-		l.t.Add(r)
+		l.Train(findings, d)
 		return
 	}
 	r.Trim()
 	l.failed = append(l.failed, psetRun{run, r})
 }
 
+// Train adds one passing run's pairs to the PSets.
+func (l *psetLearner) Train(_ []core.Finding, d core.Detector) {
+	r := recorder(d)
+	if r == nil {
+		return
+	}
+	if l.t == nil {
+		l.t = pset.NewTrainer(r.Program(), pset.Options{})
+	}
+	l.t.Add(r)
+	l.ps = nil
+}
+
+// Check returns one run's pairs outside the PSets learned so far (every
+// remote pair when nothing was learned: untested instructions have empty
+// sets).
+func (l *psetLearner) Check(_ []core.Finding, d core.Detector) []core.Finding {
+	r := recorder(d)
+	if r == nil {
+		return nil
+	}
+	return r.Violations(l.PSets(r.Program()))
+}
+
+// PSets returns the sets learned so far for prog (empty when no run
+// trained them).
+func (l *psetLearner) PSets(prog *isa.Program) isa.PSets {
+	if l.ps == nil {
+		if l.t == nil {
+			l.t = pset.NewTrainer(prog, pset.Options{})
+		}
+		l.ps = l.t.PSets()
+	}
+	return l.ps
+}
+
 func (l *psetLearner) Analyse() []RunFindings {
 	if l.t == nil {
 		return nil
 	}
-	ps := l.t.PSets()
 	var out []RunFindings
 	for _, f := range l.failed {
-		if v := f.r.Violations(ps); len(v) > 0 {
+		if v := f.r.Violations(l.PSets(f.r.Program())); len(v) > 0 {
 			out = append(out, RunFindings{Run: f.run, Findings: v})
 		}
 	}

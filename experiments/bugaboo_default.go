@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"weft/core"
 	"weft/detectors/bugaboo"
 	"weft/isa"
 	"weft/sim"
@@ -78,7 +79,7 @@ func bbswLabeled(prog *isa.Program, runs []sim.Result, graphs []*bugaboo.Graph) 
 		if i >= len(graphs) || graphs[i] == nil {
 			continue
 		}
-		if r.Outcome != "pass" {
+		if r.Outcome != core.Pass {
 			buggy = append(buggy, graphs[i])
 		} else {
 			ok = append(ok, graphs[i])

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"weft/configs"
+	"weft/core"
 	"weft/detectors/bugaboo"
 	"weft/isa"
 	"weft/results"
@@ -332,7 +333,7 @@ func runBugabooTrials(env Env, p bbProtocol, ks []*bbKernel) (uint64, error) {
 				continue // the kernel's trials were complete before this seed
 			}
 			g := slots[i].graphs()
-			k.add(p, &bbRun{seed: r.Seed, buggy: r.Outcome != "pass", c: countersOf(r), graphs: &g})
+			k.add(p, &bbRun{seed: r.Seed, buggy: r.Outcome != core.Pass, c: countersOf(r), graphs: &g})
 			slots[i] = nil
 		}
 		// Seeds a finished kernel ran past its last trial are not part of

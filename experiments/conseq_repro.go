@@ -194,7 +194,7 @@ func (k *cqKernel) passingSeeds(n int) error {
 			return err
 		}
 		k.instrs += r.Instructions
-		if r.Outcome == "pass" {
+		if r.Outcome == core.Pass {
 			k.seeds = append(k.seeds, seed)
 		} else {
 			k.failedSeeds++
@@ -223,7 +223,7 @@ func (k *cqKernel) trace(a *conseq.Analysis, cfg conseq.Config, extra func(i int
 		if len(k.seedCycles) < len(k.seeds) {
 			k.seedCycles = append(k.seedCycles, r.Cycles)
 		}
-		if r.Outcome != "pass" || !rec.Passed() {
+		if r.Outcome != core.Pass || !rec.Passed() {
 			return out, fmt.Errorf("%s seed %d: a traced run did not pass (%s)", k.kernel, seed, r.Outcome)
 		}
 		res := a.Analyse(rec, cfg)
@@ -279,7 +279,7 @@ func (k *cqKernel) run(n int) error {
 		if md == conseq.DefaultMaxDistance {
 			// Race and Atom on the same runs, and the recorders for the
 			// tester and Table 6.
-			var dr, da detectors.Detector
+			var dr, da core.Detector
 			var dall *atom.Detector
 			extra = func(int) []sim.Option {
 				dr, da = raceInfo.New(k.prog), atomInfo.New(k.prog)
@@ -337,7 +337,7 @@ func (k *cqKernel) run(n int) error {
 			return err
 		}
 		k.instrs += r.Instructions
-		tr.EndRun(r.Outcome == "pass")
+		tr.EndRun(r.Outcome == core.Pass)
 	}
 	invCfg := cqConfig(conseq.DefaultMaxDistance)
 	invCfg.Invariants = tr.Invariants()
@@ -352,7 +352,7 @@ func (k *cqKernel) run(n int) error {
 	for i := range k.md[conseq.DefaultMaxDistance].reports {
 		r := &k.md[conseq.DefaultMaxDistance].reports[i]
 		if testers[r.run] == nil {
-			if testers[r.run], err = conseq.NewTester(k.cfg, k.prog, k.seeds[r.run], recs[r.run]); err != nil {
+			if testers[r.run], err = conseq.NewTester(sim.Runner{Config: k.cfg, Program: k.prog}, k.prog, k.seeds[r.run], recs[r.run]); err != nil {
 				return fmt.Errorf("%s seed %d: %w", k.kernel, k.seeds[r.run], err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"weft/configs"
+	"weft/core"
 	"weft/detectors/bugaboo"
 	"weft/isa"
 	"weft/results"
@@ -188,7 +189,7 @@ func runDefault(env Env) (*Report, error) {
 			cyc += float64(r.Cycles)
 			ins += float64(r.Instructions)
 			instrs += r.Instructions
-			if r.Outcome != "pass" {
+			if r.Outcome != core.Pass {
 				buggy++
 			}
 		}
@@ -207,7 +208,7 @@ func runDefault(env Env) (*Report, error) {
 	}
 
 	groups, groupOf := workloadGroups(entries)
-	outcomes := []string{"pass", "wrong_output", "hang", "error", "assert", "crash"}
+	outcomes := core.OutcomeNames()
 	share := make([]results.Series, len(outcomes))
 	runsIn := make([]float64, len(groups))
 	for i, rs := range runs {
@@ -218,7 +219,7 @@ func runDefault(env Env) (*Report, error) {
 		share[k] = results.Series{Name: o, Values: make([]float64, len(groups))}
 		for i, rs := range runs {
 			for _, r := range rs {
-				if r.Outcome == o {
+				if r.Outcome.String() == o {
 					share[k].Values[groupOf[i]] += 1 / runsIn[groupOf[i]]
 				}
 			}

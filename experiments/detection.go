@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"weft/analysis"
 	"weft/configs"
-	"weft/detectors"
-	"weft/detectors/avio"
+	"weft/core"
 	"weft/detectors/bugaboo"
 	"weft/detectors/pset"
 	"weft/isa"
@@ -26,34 +26,14 @@ var trainDetectors = []string{"avio", "pset"}
 
 // recorderOf returns the PSet recorder attached to a run (nil: none).
 func recorderOf(r sim.Result) *pset.Recorder {
-	for _, d := range r.Detectors {
-		if dd, ok := d.(detectors.Detector); ok {
-			if rec, ok := detectors.Unwrap(dd).(*pset.Recorder); ok {
-				return rec
-			}
-		}
-	}
-	return nil
+	rec, _ := analysis.DetectorOf[*pset.Recorder](r)
+	return rec
 }
 
 // detectorOptions attaches fresh instances of the named detectors to a run
 // of prog.
 func detectorOptions(prog *isa.Program, names ...string) func() []sim.Option {
-	infos := make([]detectors.Info, len(names))
-	for i, n := range names {
-		d, err := detectors.Lookup(n)
-		if err != nil {
-			panic(fmt.Sprintf("experiments: %v", err)) // the names are this package's constants
-		}
-		infos[i] = d
-	}
-	return func() []sim.Option {
-		opts := make([]sim.Option, len(infos))
-		for i, d := range infos {
-			opts[i] = sim.WithDetector(d.New(prog))
-		}
-		return opts
-	}
+	return analysis.MustLookup(names...).Options(prog)
 }
 
 // detection is what one detector did on one workload's runs.
@@ -69,29 +49,19 @@ type detection struct {
 // detect scores the detectors' findings on one workload's runs against
 // its @bug instructions. avio's per-run triples are first checked against
 // the invariants learned from train (the passing runs of other seeds), and
-// pset's recorded pairs against ps (trainPSets of the same runs).
-func detect(prog *isa.Program, runs, train []sim.Result, ps isa.PSets) []detection {
+// pset's recorded pairs against the PSets learned from the same runs
+// (what trainPSets learns for the PSet hardware).
+func detect(prog *isa.Program, runs, train []sim.Result) []detection {
 	bugs := prog.BugPCs()
-	l := avio.NewLearner()
+	t := analysis.MustLookup(matrixDetectors...).NewTraining()
 	for _, r := range train {
-		if r.Outcome == "pass" {
-			l.Train(detectors.Of("avio", r.Findings))
-		}
+		t.Train(r)
 	}
 	out := make([]detection, len(matrixDetectors))
 	for k, name := range matrixDetectors {
-		var m detectors.Merger
+		var m analysis.Merger
 		for i, r := range runs {
-			fs := detectors.Of(name, r.Findings)
-			switch name {
-			case "avio":
-				fs = l.Violations(fs)
-			case "pset":
-				fs = nil
-				if rec := recorderOf(r); rec != nil {
-					fs = rec.Violations(ps)
-				}
-			}
+			fs := t.Check(name, r)
 			m.Add(i, r.Seed, fs)
 			if len(fs) > 0 {
 				out[k].flagged++
@@ -151,14 +121,14 @@ func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train 
 		if en.Kind != workloads.Kernel {
 			continue
 		}
-		d := detect(progs[i], runs[i], train[i], ph.psets[i])
+		d := detect(progs[i], runs[i], train[i])
 		dets[en.Name] = d
 		p := scorePSetHW(progs[i], runs[i], ph.runs[i], ph.viols[i])
 		hwDets[en.Name] = p
 		pt.add(en, p, d[slices.Index(matrixDetectors, "pset")])
 		buggy := 0
 		for _, r := range runs[i] {
-			if r.Outcome != "pass" {
+			if r.Outcome != core.Pass {
 				buggy++
 			}
 		}

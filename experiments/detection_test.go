@@ -58,7 +58,7 @@ func runDetection(t *testing.T, names []string, n int) (map[string][]detection, 
 	hw := map[string]psetHW{}
 	for i, name := range names {
 		off := all[2*i*n : (2*i+1)*n]
-		out[name] = detect(progs[i], off, all[(2*i+1)*n:(2*i+2)*n], psets[i])
+		out[name] = detect(progs[i], off, all[(2*i+1)*n:(2*i+2)*n])
 		hw[name] = scorePSetHW(progs[i], off, hwAll[i*n:(i+1)*n], viols[i*n:(i+1)*n])
 	}
 	return out, hw

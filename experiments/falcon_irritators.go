@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"weft/core"
 	"weft/detectors/falcon"
 	"weft/results"
 	"weft/sim"
@@ -56,7 +57,7 @@ func falconIrritated(env Env, subs []*falconSubject, k int) (Section, string, ui
 				if err != nil {
 					return Section{}, "", 0, err
 				}
-				pass := r.Outcome == "pass"
+				pass := r.Outcome == core.Pass
 				if !pass {
 					irr.failed++
 				}

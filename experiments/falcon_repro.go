@@ -12,6 +12,7 @@ import (
 	gstat "gonum.org/v1/gonum/stat"
 
 	"weft/configs"
+	"weft/core"
 	"weft/detectors/falcon"
 	"weft/isa"
 	"weft/results"
@@ -143,7 +144,7 @@ func runFalcon(env Env) (*Report, error) {
 	for i, s := range subs {
 		s.runs = all[i*k : (i+1)*k]
 		for j, r := range s.runs {
-			pass := r.Outcome == "pass"
+			pass := r.Outcome == core.Pass
 			if !pass {
 				s.failed++
 			}

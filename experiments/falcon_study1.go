@@ -302,7 +302,7 @@ func falconFigure3(env Env, base configs.Config, subs []*falconSubject) (Section
 		return Section{}, "", 0, err
 	}
 	for i, r := range all {
-		if r.Outcome != "pass" {
+		if r.Outcome != core.Pass {
 			pt := pts[i/seeds]
 			return Section{}, "", 0, fmt.Errorf("%s seed %d: %s (%s)", pt.prog.Name, r.Seed, r.Outcome, r.OutcomeMsg)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"weft/configs"
+	"weft/core"
 	"weft/detectors/infer"
 	"weft/isa"
 	"weft/results"
@@ -168,7 +169,7 @@ func (s *infScenario) infer() error {
 		}
 		s.recHost = time.Since(t0)
 		s.instrs += r.Instructions
-		if r.Outcome == "pass" {
+		if r.Outcome == core.Pass {
 			s.seed, s.recCycles = seed, uint64(r.Cycles)
 			break
 		}
@@ -203,18 +204,19 @@ func (s *infScenario) infer() error {
 	s.found, s.infLocs = map[string]bool{}, map[string]bool{}
 	for i := range s.cex {
 		c := &s.cex[i]
-		res, err := infer.Replay(s.cfg, s.prog, s.seed, s.a.Trace, c)
+		res, err := infer.Replay(sim.Runner{Config: s.cfg, Program: s.prog}, s.prog, s.seed, s.a.Trace, c)
 		if err != nil {
 			return err
 		}
 		s.replays = append(s.replays, res)
 		// the replay's cycles (the enforcer alone: observers change nothing)
-		_, opts := infer.NewEnforcer(s.prog, s.a.Trace, c)
-		rr, err := sim.Run(s.cfg, s.prog, s.seed, opts...)
+		_, probe := infer.NewEnforcer(s.prog, s.a.Trace, c)
+		probe.Seed = s.seed
+		rr, err := sim.Runner{Config: s.cfg, Program: s.prog}.Run(probe)
 		if err != nil {
 			return err
 		}
-		s.replayCycles = append(s.replayCycles, uint64(rr.Cycles))
+		s.replayCycles = append(s.replayCycles, uint64(rr.Outcome.Cycle))
 		s.instrs += 2 * rr.Instructions
 		switch res.Verdict {
 		case infer.Confirmed:
@@ -245,7 +247,7 @@ func (s *infScenario) infer() error {
 		}
 		s.ubCex, s.ubLocs = len(ub), map[string]bool{}
 		for i := range ub {
-			res, err := infer.Replay(s.cfg, s.prog, s.seed, s.a.Trace, &ub[i])
+			res, err := infer.Replay(sim.Runner{Config: s.cfg, Program: s.prog}, s.prog, s.seed, s.a.Trace, &ub[i])
 			if err != nil {
 				return err
 			}

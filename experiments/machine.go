@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"weft/configs"
+	"weft/core"
 	"weft/isa"
 	"weft/results"
 	"weft/sim"
@@ -122,7 +123,7 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 		row := []any{pt.workload, pt.value}
 		passed := 0
 		for _, r := range rs {
-			if r.Outcome == "pass" {
+			if r.Outcome == core.Pass {
 				passed++
 			}
 		}

@@ -5,10 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"weft/coherence"
 	"weft/configs"
 	"weft/core"
-	psethw "weft/cpu/pset"
 	"weft/detectors/pset"
 	"weft/isa"
 	"weft/sim"
@@ -36,7 +34,7 @@ const psetProfileTrainSeeds = 3
 func trainPSets(prog *isa.Program, train []sim.Result) isa.PSets {
 	tr := pset.NewTrainer(prog, pset.Options{})
 	for _, r := range train {
-		if r.Outcome != "pass" {
+		if r.Outcome != core.Pass {
 			continue
 		}
 		if rec := recorderOf(r); rec != nil {
@@ -112,15 +110,11 @@ func psetHWConfig(cfg configs.Config, off []sim.Result) configs.Config {
 // lineBytes bytes, in bytes (what rides on a read reply or an
 // invalidation ack), or 0 when p does not build.
 func psetMetaBytes(p configs.PSet, lineBytes int) float64 {
-	hw, err := psethw.New(sim.PSetSpec(p, nil))
+	bits, err := sim.PSetMetaBits(p, lineBytes)
 	if err != nil {
 		return 0
 	}
-	l, err := coherence.NewLayout(lineBytes, []coherence.MetaRequest{hw.Meta()})
-	if err != nil {
-		return 0
-	}
-	return float64(l.Bits) / 8
+	return float64(bits) / 8
 }
 
 // psetHWText describes the PSet hardware of the default experiment, p
@@ -184,19 +178,19 @@ func scorePSetHW(prog *isa.Program, off, on []sim.Result, viols []*psetViolation
 	var out psetHW
 	pairs := map[psetPair]bool{}
 	for i, r := range on {
-		if r.Outcome != "pass" {
+		if r.Outcome != core.Pass {
 			out.failingOn++
 		}
-		if r.Outcome == "hang" {
+		if r.Outcome == core.Hang {
 			out.hangsOn++
 			if groupStat(r, "ext.pset", "stalls") > 0 && groupStat(r, "ext.pset", "stall_timeouts")+groupStat(r, "ext.pset", "rollbacks") == 0 {
 				out.hungStalled++
 			}
 		}
-		if i < len(off) && off[i].Outcome != "pass" {
+		if i < len(off) && off[i].Outcome != core.Pass {
 			out.failingOff++
 		}
-		if i < len(off) && off[i].Outcome == "hang" {
+		if i < len(off) && off[i].Outcome == core.Hang {
 			out.hangsOff++
 		}
 		if groupStat(r, "ext.pset", "stalls")+groupStat(r, "ext.pset", "rollbacks") > 0 {

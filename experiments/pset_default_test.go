@@ -36,7 +36,7 @@ func TestPSetHWScoring(t *testing.T) {
 		}
 		return out
 	}
-	pass, fail := sim.Result{Outcome: "pass"}, sim.Result{Outcome: "wrong_output"}
+	pass, fail := sim.Result{Outcome: core.Pass}, sim.Result{Outcome: core.WrongOutput}
 	for _, c := range []struct {
 		name    string
 		off, on []sim.Result

@@ -6,11 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"weft/coherence"
+	"weft/analysis"
 	"weft/configs"
 	"weft/core"
-	psethw "weft/cpu/pset"
-	"weft/detectors"
 	"weft/detectors/avio"
 	"weft/detectors/pset"
 	"weft/internal/numfmt"
@@ -188,7 +186,7 @@ func psetTable1(ks []*psetKernel) (Section, []Section, []psetCurve, string, erro
 		al := avio.NewLearner()
 		var c psetCurve
 		for _, r := range k.train {
-			if r.Outcome != "pass" {
+			if r.Outcome != core.Pass {
 				continue
 			}
 			rec := recorderOf(r)
@@ -197,7 +195,7 @@ func psetTable1(ks []*psetKernel) (Section, []Section, []psetCurve, string, erro
 			}
 			c.pairs = append(c.pairs, tr.Add(rec))
 			before := al.Broken()
-			al.Train(detectors.Of("avio", r.Findings))
+			al.Train(analysis.Of("avio", r.Findings))
 			c.avio = append(c.avio, al.Broken()-before)
 		}
 		curves = append(curves, c)
@@ -220,11 +218,11 @@ func psetTable1(ks []*psetKernel) (Section, []Section, []psetCurve, string, erro
 				return Section{}, nil, nil, "", fmt.Errorf("%s seed %d: no PSet recorder", k.name, r.Seed)
 			}
 			pv := rec.Violations(ps)
-			hb := involves(detectors.Of("hb", r.Findings))
-			av := involves(al.Violations(detectors.Of("avio", r.Findings)))
+			hb := involves(analysis.Of("hb", r.Findings))
+			av := involves(al.Violations(analysis.Of("avio", r.Findings)))
 			p := involves(pv)
 			hit[0], hit[1], hit[2] = hit[0] || hb, hit[1] || av, hit[2] || p
-			if r.Outcome == "pass" {
+			if r.Outcome == core.Pass {
 				for _, f := range pv {
 					falseStatic[fmt.Sprint(f.PCs)] = true
 				}
@@ -494,7 +492,7 @@ func psetTable2(env Env, ks []*psetKernel, nTrain int) (Section, string, uint64,
 		var checks, checkCyc, metaB, memOps float64
 		for s := 0; s < runs; s++ {
 			on, off := all[base+s], all[base+2*runs+s]
-			if on.Outcome != "pass" || off.Outcome != "pass" {
+			if on.Outcome != core.Pass || off.Outcome != core.Pass {
 				continue
 			}
 			offC, onC = append(offC, float64(off.Cycles)), append(onC, float64(on.Cycles))
@@ -514,7 +512,7 @@ func psetTable2(env Env, ks []*psetKernel, nTrain int) (Section, string, uint64,
 		for _, m := range []int{0, 1, 3, 4, 5} {
 			o := (len(modes)*i + m) * runs
 			for _, r := range all[o : o+runs] {
-				if r.Outcome != "pass" {
+				if r.Outcome != core.Pass {
 					fail[m]++
 				}
 				if m == 3 {
@@ -610,10 +608,10 @@ makes the check pass; the timeout then lets the access through.`,
 			o := (len(modes)*i + m) * runs
 			f0, f := 0, 0
 			for s := 0; s < runs; s++ {
-				if all[(len(modes)*i)*runs+s].Outcome != "pass" {
+				if all[(len(modes)*i)*runs+s].Outcome != core.Pass {
 					f0++
 				}
-				if all[o+s].Outcome != "pass" {
+				if all[o+s].Outcome != core.Pass {
 					f++
 				}
 			}
@@ -675,15 +673,11 @@ func psetStorage() *results.Table {
 		for _, k := range []int{1, 2, 4, 8} {
 			p := configs.Default().PSet
 			p.Granularity, p.MaxReadersTracked = g, k
-			hw, err := psethw.New(sim.PSetSpec(p, nil))
+			bits, err := sim.PSetMetaBits(p, 64)
 			if err != nil {
 				continue
 			}
-			l, err := coherence.NewLayout(64, []coherence.MetaRequest{hw.Meta()})
-			if err != nil {
-				continue
-			}
-			t.AddRow(g, k, l.Bits, float64(l.Bits)/8, 100*float64(l.Bits)/512)
+			t.AddRow(g, k, bits, float64(bits)/8, 100*float64(bits)/512)
 		}
 	}
 	t.Notes = []string{"The digest's estimate (§2.1: 39-bit entries, no stamps, 2 readers) is about 234 bytes a line at word granularity and 117 bits at line granularity; weft's ordering stamps make each reader 80 bits."}
@@ -755,7 +749,7 @@ func psetSensitivity(env Env, ks []*psetKernel, nTrain int) (Section, uint64, er
 				r := all[i]
 				kc = append(kc, float64(r.Cycles))
 				for _, e := range logs[i].evs {
-					if r.Outcome == "pass" {
+					if r.Outcome == core.Pass {
 						static[[2]int64{e[0], e[1]}] = true
 					} else if bug[e[0]] || bug[e[1]] {
 						found = true
@@ -847,7 +841,7 @@ func psetRecoverySweep(env Env, ks []*psetKernel, nTrain int) (Section, uint64, 
 		for ki := range rows {
 			f := 0
 			for s := 0; s < runs; s++ {
-				if all[(ki*len(sets)+si)*runs+s].Outcome != "pass" {
+				if all[(ki*len(sets)+si)*runs+s].Outcome != core.Pass {
 					f++
 				}
 			}

@@ -109,7 +109,7 @@ func psetCheckpointSweep(env Env, ks []*psetKernel, nTrain int) (Section, uint64
 			for s := 0; s < runs; s++ {
 				j := (ki*n+ii)*runs + s
 				r := all[j]
-				if r.Outcome != "pass" {
+				if r.Outcome != core.Pass {
 					f++
 				}
 				g, _ := r.Groups.Get("ext.pset")
@@ -257,7 +257,7 @@ func psetHWDetection(prog *isa.Program, rs []sim.Result, logs []*psetHWLog) (fou
 	}
 	falses = map[[2]int64]bool{}
 	for i, r := range rs {
-		if r.Outcome == "pass" {
+		if r.Outcome == core.Pass {
 			for _, p := range logs[i].pairs {
 				falses[p] = true
 			}
@@ -469,7 +469,7 @@ func psetTrainingSweep(ks []*psetKernel, nTrain int) Section {
 			bugs := k.prog.BugPCs()
 			tr := pset.NewTrainer(k.prog, pset.Options{})
 			for _, r := range k.train[:min(n, len(k.train))] {
-				if rec := recorderOf(r); r.Outcome == "pass" && rec != nil {
+				if rec := recorderOf(r); r.Outcome == core.Pass && rec != nil {
 					tr.Add(rec)
 					used++
 				}
@@ -484,7 +484,7 @@ func psetTrainingSweep(ks []*psetKernel, nTrain int) Section {
 					continue
 				}
 				pv := rec.Violations(ps)
-				if r.Outcome == "pass" {
+				if r.Outcome == core.Pass {
 					passing++
 					if len(pv) > 0 {
 						flaggedPass++

@@ -234,7 +234,7 @@ func psetTable3(env Env, ks []*psetKernel, nTrain int) (Section, uint64, error) 
 		tr := pset.NewTrainer(p.prog, pset.Options{})
 		for _, r := range trained[i : i+psetTable3Train] {
 			instrs += r.Instructions
-			if r.Outcome == "pass" {
+			if r.Outcome == core.Pass {
 				tr.Add(recorderOf(r))
 			}
 		}
@@ -365,7 +365,7 @@ func psetBmoveWindows(env Env, base configs.Config) (*results.Table, uint64, err
 		tr := pset.NewTrainer(prog, pset.Options{})
 		for _, r := range trained[w*psetTable3Train : (w+1)*psetTable3Train] {
 			instrs += r.Instructions
-			if r.Outcome == "pass" {
+			if r.Outcome == core.Pass {
 				tr.Add(recorderOf(r))
 			}
 		}
@@ -396,7 +396,7 @@ func psetBmoveWindows(env Env, base configs.Config) (*results.Table, uint64, err
 					twice++
 				}
 			}
-			if r.Outcome != "pass" {
+			if r.Outcome != core.Pass {
 				failing++
 			}
 		}

@@ -12,11 +12,12 @@ import (
 	"sort"
 	"strings"
 
+	"weft/analysis"
+	"weft/core"
 	"weft/internal/atomicfile"
 	"weft/internal/version"
 
 	"weft/configs"
-	"weft/detectors"
 	"weft/results"
 	"weft/sim"
 )
@@ -45,11 +46,6 @@ func headlineMetrics() []sweepMetric {
 		{"l1_miss_rate", "L1 miss rate", statOf("l1_miss_rate")},
 		{"bus_utilization", "bus utilisation", statOf("bus_utilization")},
 	}
-}
-
-// outcomeNames are the run outcomes in order of precedence (cpu.OutcomeKind).
-func outcomeNames() []string {
-	return []string{"pass", "wrong_output", "hang", "error", "assert", "crash"}
 }
 
 // SweepReport lists what WriteSweepReport wrote.
@@ -123,13 +119,13 @@ func WriteSweepReport(plan *sim.SweepPlan, runs []sim.SweepRun, dir, command str
 			ps.metrics = append(ps.metrics, results.Summarize(xs))
 		}
 		for _, r := range rs {
-			ps.outcomes[r.Outcome]++
+			ps.outcomes[r.Outcome.String()]++
 		}
 		for _, d := range plan.Sweep.Detectors {
-			var m detectors.Merger
+			var m analysis.Merger
 			flagged := 0
 			for j, r := range rs {
-				fs := detectors.Of(d, r.Findings)
+				fs := analysis.Of(d, r.Findings)
 				m.Add(j, r.Seed, fs)
 				if len(fs) > 0 {
 					flagged++
@@ -207,28 +203,9 @@ func pointTable(plan *sim.SweepPlan, stats []*pointStats, metrics []sweepMetric)
 	return t
 }
 
-// outcomeColumns lists every known outcome, then any other outcome the runs
-// have, sorted.
-func outcomeColumns(stats []*pointStats) []string {
-	cols := outcomeNames()
-	extra := map[string]bool{}
-	for _, ps := range stats {
-		if ps == nil {
-			continue
-		}
-		for o := range ps.outcomes {
-			if !hasString(cols, o) {
-				extra[o] = true
-			}
-		}
-	}
-	var more []string
-	for o := range extra {
-		more = append(more, o)
-	}
-	sort.Strings(more)
-	return append(cols, more...)
-}
+// outcomeColumns lists every outcome, in order of precedence (a runs
+// file holds no other: reading one checks each outcome's name).
+func outcomeColumns([]*pointStats) []string { return core.OutcomeNames() }
 
 // axisCell converts an axis value to a table cell.
 func axisCell(v any) any {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"weft/configs"
+	"weft/core"
 	"weft/experiments"
 	"weft/results"
 	"weft/sim"
@@ -34,9 +35,9 @@ func fakePlan() (*sim.SweepPlan, []sim.SweepRun) {
 		axes := sim.AxisValues{{Key: "mode", Value: mode}, {Key: "machine.cores", Value: cores}}
 		plan.Points = append(plan.Points, sim.SweepPoint{Index: p, Axes: axes, Workload: w, WorkloadIndex: p % 2, Config: configs.Default()})
 		for r := range 3 {
-			outcome := "pass"
+			outcome := core.Pass
 			if p == 3 && r == 2 {
-				outcome = "hang"
+				outcome = core.Hang
 			}
 			runs = append(runs, sim.SweepRun{Point: p, Run: r, Axes: axes, Result: sim.Result{
 				Workload: w, Seed: uint64(1 + r), Outcome: outcome,

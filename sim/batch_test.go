@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"weft/configs"
+	"weft/core"
 	"weft/sim"
 )
 
@@ -46,8 +47,8 @@ func TestBatchSpawnWithNoFreeCoreIsACrash(t *testing.T) {
 		if r.Seed != uint64(1+i) {
 			t.Errorf("result %d has seed %d", i, r.Seed)
 		}
-		count[r.Outcome]++
-		if r.Outcome == "crash" {
+		count[r.Outcome.String()]++
+		if r.Outcome == core.Crash {
 			if !strings.Contains(r.OutcomeMsg, "machine.cores") || !strings.Contains(r.OutcomeMsg, "no free core") ||
 				r.OutcomePC != 2 || r.OutcomeThread != 0 {
 				t.Errorf("seed %d: crash %q at pc %d thread %d, want the second spawn (pc 2, thread 0) and machine.cores named",

@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"testing"
 
-	"weft/cpu"
+	"weft/core"
 
 	"weft/configs"
 	"weft/detectors"
@@ -44,7 +44,7 @@ func BenchmarkRun(b *testing.B) {
 	for _, cores := range []int{2, 8, 32, 64} {
 		b.Run(fmt.Sprintf("cores=%d", cores), func(b *testing.B) {
 			_, first, run := mixedRun(b, cores, benchInstrs)
-			if first.Outcome != "pass" {
+			if first.Outcome != core.Pass {
 				b.Fatalf("benchmark workload %s: %s", first.Outcome, first.OutcomeMsg)
 			}
 			b.ReportAllocs()
@@ -72,7 +72,7 @@ func TestBenchmarkWorkloadShape(t *testing.T) {
 		instrs = 2_000_000
 	}
 	_, r, _ := mixedRun(t, 8, instrs)
-	if r.Outcome != "pass" {
+	if r.Outcome != core.Pass {
 		t.Fatalf("outcome %s: %s", r.Outcome, r.OutcomeMsg)
 	}
 	get := func(name string) float64 {
@@ -128,7 +128,7 @@ func TestAllocsIndependentOfLength(t *testing.T) {
 			m.Start()
 			m.Run()
 			runtime.ReadMemStats(&after)
-			if o := m.Outcome(); o.Kind != cpu.Pass {
+			if o := m.Outcome(); o.Kind != core.Pass {
 				t.Fatalf("%d-instruction run: %s %s", n, o.Kind, o.Msg)
 			}
 			if got := after.Mallocs - before.Mallocs; try == 0 || (try > 0 && got < allocs[n]) {
@@ -195,7 +195,7 @@ func BenchmarkDetectors(b *testing.B) {
 				}
 				return r
 			}
-			if r := run(); r.Outcome != "pass" {
+			if r := run(); r.Outcome != core.Pass {
 				b.Fatalf("benchmark workload %s: %s", r.Outcome, r.OutcomeMsg)
 			}
 			b.ReportAllocs()
@@ -220,7 +220,7 @@ func benchPSets(b *testing.B, cfg configs.Config, p *isa.Program) isa.PSets {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if r.Outcome == "pass" {
+		if r.Outcome == core.Pass {
 			tr.Add(rec)
 		}
 	}
@@ -252,7 +252,7 @@ func TestLockstepShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome != "pass" {
+	if r.Outcome != core.Pass {
 		t.Fatalf("lockstep workload: %s: %s", r.Outcome, r.OutcomeMsg)
 	}
 	rate, ok := r.Stats.Get("l1_miss_rate")
@@ -333,7 +333,7 @@ func benchProgram(b *testing.B, name string, cores int, p *isa.Program) {
 	var instrs uint64
 	for i := 0; i < b.N; i++ {
 		r, err := sim.Run(cfg, p, 1)
-		if err != nil || r.Outcome != "pass" {
+		if err != nil || r.Outcome != core.Pass {
 			b.Fatalf("%s: %v %s", name, err, r.OutcomeMsg)
 		}
 		instrs += r.Instructions

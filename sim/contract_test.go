@@ -113,7 +113,7 @@ func TestEventContract(t *testing.T) {
 	tr := psetsw.NewTrainer(cr, psetsw.Options{})
 	for s := uint64(1); s <= 5; s++ {
 		rec := tr.NewRun()
-		if r, err := sim.Run(configs.Default(), cr, s, sim.WithDetector(rec)); err == nil && r.Outcome == "pass" {
+		if r, err := sim.Run(configs.Default(), cr, s, sim.WithDetector(rec)); err == nil && r.Outcome == core.Pass {
 			tr.Add(rec)
 		}
 	}

@@ -163,7 +163,7 @@ func TestDirectPathFuzz(t *testing.T) {
 			rules = append(rules, core.ParkRule{Thread: int32(r.Intn(threads)), PC: pc, Skip: uint32(r.Intn(3)), Wait: w})
 		}
 		if res, err := sim.Run(cfg, prog, seed, opts...); err == nil {
-			outc[res.Outcome]++
+			outc[res.Outcome.String()]++
 			cyc += res.Cycles
 		}
 		on := directRunSeed(t, cfg, prog, core.AllKinds, rules, true, seed, opts...)

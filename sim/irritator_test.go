@@ -147,7 +147,7 @@ main:   li r1, 3
 	if err != nil {
 		t.Fatal(err)
 	}
-	if on.Outcome != "pass" || off.Outcome != "pass" {
+	if on.Outcome != core.Pass || off.Outcome != core.Pass {
 		t.Fatalf("outcomes %s and %s: %s %s", off.Outcome, on.Outcome, off.OutcomeMsg, on.OutcomeMsg)
 	}
 	if on.Cycles != off.Cycles+memInstrs {
@@ -206,7 +206,7 @@ func TestIrritatorsChangeOutcomeSpread(t *testing.T) {
 		}
 		out := make([]bool, len(rs))
 		for i, r := range rs {
-			out[i] = r.Outcome != "pass"
+			out[i] = r.Outcome != core.Pass
 		}
 		return out
 	}
@@ -350,7 +350,7 @@ child:  ld r1, x
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Outcome != "assert" || groupStat(t, r, "irritators", "delay_cycles") <= r.Cycles {
+		if r.Outcome != core.Assert || groupStat(t, r, "irritators", "delay_cycles") <= r.Cycles {
 			t.Fatalf("seed %d: %s after %d cycles, irritator of %d cycles; want the assert inside the child's irritator",
 				seed, r.Outcome, r.Cycles, groupStat(t, r, "irritators", "delay_cycles"))
 		}

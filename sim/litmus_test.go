@@ -497,7 +497,7 @@ func litRandom(t *testing.T, lt *litmus, warm bool, cfgName string, cfg configs.
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if res.Outcome != "pass" {
+		if res.Outcome != core.Pass {
 			t.Errorf("%s, seed %d: outcome %s (%s), want pass", what, seed, res.Outcome, res.OutcomeMsg)
 			continue
 		}
@@ -676,7 +676,7 @@ func litForce(t *testing.T, lt *litmus, prog *isa.Program, warm bool, w litWitne
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	if res.Outcome != "pass" {
+	if res.Outcome != core.Pass {
 		t.Errorf("%s: outcome %s (%s), want pass", name, res.Outcome, res.OutcomeMsg)
 	}
 	if !slices.Equal(res.Outputs, w.out) {
@@ -887,7 +887,7 @@ func litParkCondition(t *testing.T, pc litParkCase, warm bool) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if res.Outcome != "pass" || !slices.Equal(res.Outputs, pc.want) {
+		if res.Outcome != core.Pass || !slices.Equal(res.Outputs, pc.want) {
 			t.Errorf("%s: outcome %s %v, want pass %v", name, res.Outcome, res.Outputs, pc.want)
 		}
 		for i, r := range rules {

@@ -445,7 +445,7 @@ acc:   st r1, x
 		t.Errorf("stall until cycle 5000: store performed at %d, outputs %v", stalledAt, stalled.Outputs)
 	}
 	timed, timedAt := run(cpu.Verdict{Kind: cpu.Stall, Wait: core.Wait{Until: core.UntilWrite, Addr: 0x10000, Timeout: 300}})
-	if timedAt < baseAt+300 || timed.Outcome != "pass" {
+	if timedAt < baseAt+300 || timed.Outcome != core.Pass {
 		t.Errorf("stall until a write nobody makes, timeout 300: store at %d (unstalled %d), outcome %s", timedAt, baseAt, timed.Outcome)
 	}
 	// A rollback without a checkpoint lets the access proceed.
@@ -532,7 +532,7 @@ main:  li r1, 1
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome != "pass" || len(r.Outputs) != 1 || k != 3 {
+	if r.Outcome != core.Pass || len(r.Outputs) != 1 || k != 3 {
 		t.Errorf("outcome %s, outputs %v, %d checks; want the load checked twice (before and after the rollback)", r.Outcome, r.Outputs, k)
 	}
 

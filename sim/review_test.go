@@ -40,7 +40,7 @@ func sumsToCycles(t *testing.T, r sim.Result) {
 // at the last cycle any core acted, not at the engine's clock.
 func TestDeadlockTimeAfterLookahead(t *testing.T) {
 	r, last := lastEvent(t, configs.Default(), ".data\nL: .word 0\n.text\nmain: lock L\n work 500\n out r0\nbad: lock L\n exit\n", 1)
-	if r.Outcome != "hang" || !strings.Contains(r.OutcomeMsg, "deadlock") {
+	if r.Outcome != core.Hang || !strings.Contains(r.OutcomeMsg, "deadlock") {
 		t.Fatalf("outcome %s %q", r.Outcome, r.OutcomeMsg)
 	}
 	if core.Cycle(r.Cycles) < last || r.Cycles < 500 {
@@ -60,7 +60,7 @@ func TestMaxCyclesWithoutEvents(t *testing.T) {
 		".text\nmain: work 1000\n exit\n",
 	} {
 		r, last := lastEvent(t, cfg, src, 1)
-		if r.Outcome != "hang" || !strings.Contains(r.OutcomeMsg, "max_cycles") || r.Cycles != 500 {
+		if r.Outcome != core.Hang || !strings.Contains(r.OutcomeMsg, "max_cycles") || r.Cycles != 500 {
 			t.Errorf("%q: outcome %s at %d (%q), want a max_cycles hang at 500", src, r.Outcome, r.Cycles, r.OutcomeMsg)
 		}
 		if last > 500 {
@@ -80,7 +80,7 @@ func TestMaxCyclesBlamesTheLoopingThread(t *testing.T) {
 		t.Fatal(err)
 	}
 	loop := pcOf(t, p, "loop")
-	if r.Outcome != "hang" || r.OutcomeThread != 1 || (r.OutcomePC != loop && r.OutcomePC != loop+1) {
+	if r.Outcome != core.Hang || r.OutcomeThread != 1 || (r.OutcomePC != loop && r.OutcomePC != loop+1) {
 		t.Errorf("hang blames thread %d pc %d, want thread 1 in its loop (pc %d/%d)", r.OutcomeThread, r.OutcomePC, loop, loop+1)
 	}
 }
@@ -92,7 +92,7 @@ func TestSkewKeepsBreakdownWithinRun(t *testing.T) {
 	cfg.Sim.StartSkewCycles = 10000
 	for seed := uint64(1); seed <= 3; seed++ {
 		r, _ := lastEvent(t, cfg, ".text\nmain: spawn r2, child, r0\n div r1, r1, r0\n exit\nchild: exit\n", seed)
-		if r.Outcome != "crash" {
+		if r.Outcome != core.Crash {
 			t.Fatalf("outcome %s", r.Outcome)
 		}
 		sumsToCycles(t, r)
@@ -137,7 +137,7 @@ func TestStallTimerCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome != "hang" || !strings.Contains(r.OutcomeMsg, "deadlock") || r.Cycles > 10000 {
+	if r.Outcome != core.Hang || !strings.Contains(r.OutcomeMsg, "deadlock") || r.Cycles > 10000 {
 		t.Errorf("outcome %s at cycle %d (%q), want a deadlock soon after the stall resolves", r.Outcome, r.Cycles, r.OutcomeMsg)
 	}
 	reads, _ := r.Stats.Get("l1_reads")
@@ -163,7 +163,7 @@ func TestParkTimerCancelled(t *testing.T) {
 	m.Run()
 	res := m.ParkResult(idx)
 	r := sim.Collect(m, configs.Default(), 1)
-	if !res.Released || res.TimedOut || r.Outcome != "hang" || r.Cycles > 10000 {
+	if !res.Released || res.TimedOut || r.Outcome != core.Hang || r.Cycles > 10000 {
 		t.Errorf("park %+v, outcome %s at %d; want released by the write and a prompt deadlock", res, r.Outcome, r.Cycles)
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
-	"sort"
 	"strconv"
 	"weft/internal/numfmt"
 
@@ -27,15 +25,14 @@ import (
 type Option func(*options)
 
 type options struct {
-	psets    isa.PSets
-	groups   bool
-	stream   *core.Stream
-	setup    []func(m *cpu.Machine) error
-	exts     []cpu.Extension
-	parks    []park
-	findings []FindingSource
-	dets     []Detector
-	states   []state
+	psets  isa.PSets
+	groups bool
+	stream *core.Stream
+	setup  []func(m *cpu.Machine) error
+	exts   []cpu.Extension
+	parks  []park
+	dets   []core.Detector
+	states []state
 }
 
 type park struct {
@@ -79,31 +76,10 @@ func WithPark(rule core.ParkRule, res *core.ParkResult) Option {
 	return func(op *options) { op.parks = append(op.parks, park{rule: rule, res: res}) }
 }
 
-// FindingSource is anything that reports findings at the end of a run: a
-// detector.
-type FindingSource interface {
-	Findings() []core.Finding
-}
-
-// WithFindings collects src's findings into Result.Findings when the run
-// ends (attach src as an observer too).
-func WithFindings(src FindingSource) Option {
-	return func(op *options) { op.findings = append(op.findings, src) }
-}
-
-// Detector is what WithDetector attaches: a passive observer of the kinds
-// it needs that reports findings (every detectors/* detector is one).
-type Detector interface {
-	core.Observer
-	FindingSource
-	Name() string
-	Kinds() core.KindMask
-}
-
 // counted is a detector with the statistics group "det.NAME": the events
 // it observed and the findings it made (WithStatGroups only).
 type counted struct {
-	Detector
+	core.Detector
 	events uint64
 }
 
@@ -114,7 +90,7 @@ func (c *counted) Observe(e *core.Event) {
 
 // WithDetector attaches a detector to the run: it observes its kinds, and
 // its findings land in Result.Findings when the run ends.
-func WithDetector(d Detector) Option {
+func WithDetector(d core.Detector) Option {
 	return func(op *options) { op.dets = append(op.dets, d) }
 }
 
@@ -217,6 +193,21 @@ func PSetSpec(p configs.PSet, psets isa.PSets) psethw.Spec {
 		PerturbDelay: core.Cycle(p.Recovery.PerturbDelayCycles)}
 }
 
+// PSetMetaBits returns the PSet hardware's metadata per line of lineBytes
+// bytes, in bits: what p's hardware adds to each line and carries on a
+// read reply or an invalidation ack.
+func PSetMetaBits(p configs.PSet, lineBytes int) (int, error) {
+	hw, err := psethw.New(PSetSpec(p, nil))
+	if err != nil {
+		return 0, fmt.Errorf("[pset]: %w", err)
+	}
+	l, err := coherence.NewLayout(lineBytes, []coherence.MetaRequest{hw.Meta()})
+	if err != nil {
+		return 0, fmt.Errorf("[pset] metadata: %w", err)
+	}
+	return l.Bits, nil
+}
+
 // BugabooSpec converts the [bugaboo] config table to BB-HW's spec.
 func BugabooSpec(b configs.Bugaboo) bugaboo.Spec {
 	return bugaboo.Spec{
@@ -312,12 +303,10 @@ func run(cfg configs.Config, prog *isa.Program, seed uint64, opts []Option) (Res
 	for _, d := range op.dets {
 		if !op.groups {
 			op.stream.Attach(d.Kinds(), d)
-			op.findings = append(op.findings, d)
 			continue
 		}
 		c := &counted{Detector: d}
 		op.stream.Attach(d.Kinds(), c)
-		op.findings = append(op.findings, d)
 		groups = append(groups, core.StatGroup{Name: "det." + d.Name(), Counters: []string{"events", "findings"},
 			Read: func(dst []uint64) { dst[0], dst[1] = c.events, uint64(len(c.Findings())) }})
 	}
@@ -359,10 +348,10 @@ func run(cfg configs.Config, prog *isa.Program, seed uint64, opts []Option) (Res
 	if op.groups {
 		r.Groups = CollectGroups(m)
 	}
-	if len(op.findings) > 0 {
+	if len(op.dets) > 0 {
 		r.Findings = Findings{}
-		for _, src := range op.findings {
-			r.Findings = append(r.Findings, src.Findings()...)
+		for _, d := range op.dets {
+			r.Findings = append(r.Findings, d.Findings()...)
 		}
 	}
 	return r, nil
@@ -375,9 +364,9 @@ type Result struct {
 	Workload string `json:"workload"`
 	// Seed is the run's seed.
 	Seed uint64 `json:"seed"`
-	// Outcome is how the run ended: pass, wrong_output, hang, error,
-	// assert or crash.
-	Outcome string `json:"outcome"`
+	// Outcome is how the run ended (written by name: pass, wrong_output,
+	// …).
+	Outcome core.OutcomeKind `json:"outcome"`
 	// OutcomePC is the PC of the instruction that caused the outcome, or -1.
 	OutcomePC int32 `json:"outcome_pc"`
 	// OutcomeThread is the thread that caused the outcome, or -1.
@@ -418,7 +407,7 @@ type Result struct {
 	// Detectors are the detectors attached with WithDetector, after the
 	// run, for what their findings do not hold (a learner across runs
 	// reads Bugaboo's graphs from them). Not part of run JSON.
-	Detectors []Detector `json:"-"`
+	Detectors []core.Detector `json:"-"`
 }
 
 // Group is one statistics group's counters.
@@ -585,7 +574,7 @@ func Collect(m *cpu.Machine, cfg configs.Config, seed uint64) Result {
 	r := Result{
 		Workload:           m.Program().Name,
 		Seed:               seed,
-		Outcome:            o.Kind.String(),
+		Outcome:            o.Kind,
 		OutcomePC:          o.PC,
 		OutcomeThread:      o.Thread,
 		OutcomeMsg:         o.Msg,
@@ -669,8 +658,8 @@ func CollectGroups(m *cpu.Machine) Groups {
 // OutcomeCount is how many runs of a batch ended in one outcome, and the
 // index of the first.
 type OutcomeCount struct {
-	// Outcome is the outcome's name.
-	Outcome string
+	// Outcome is the outcome.
+	Outcome core.OutcomeKind
 	// Count is the number of runs that ended in it.
 	Count int
 	// First is the index in the batch of the first such run.
@@ -678,7 +667,7 @@ type OutcomeCount struct {
 }
 
 // CountOutcomes counts a batch's outcomes, in order of precedence (pass
-// first, crash last); unknown outcome names sort last.
+// first, crash last).
 func CountOutcomes(rs []Result) []OutcomeCount {
 	var c OutcomeCounter
 	for i, r := range rs {
@@ -691,37 +680,27 @@ func CountOutcomes(rs []Result) []OutcomeCount {
 // that does not grow with the number of runs (CountOutcomes for a slice).
 // The zero value is empty.
 type OutcomeCounter struct {
-	gs    []OutcomeCount
-	index map[string]int
+	n     [core.NumOutcomes]int
+	first [core.NumOutcomes]int
 }
 
-// Add counts run i of the batch, which ended in outcome. Runs may arrive
+// Add counts run i of the batch, which ended in outcome k. Runs may arrive
 // in any order; First is the smallest index added for each outcome.
-func (c *OutcomeCounter) Add(i int, outcome string) {
-	if c.index == nil {
-		c.index = map[string]int{}
+func (c *OutcomeCounter) Add(i int, k core.OutcomeKind) {
+	if c.n[k] == 0 || i < c.first[k] {
+		c.first[k] = i
 	}
-	j, ok := c.index[outcome]
-	if !ok {
-		j = len(c.gs)
-		c.index[outcome] = j
-		c.gs = append(c.gs, OutcomeCount{Outcome: outcome, First: i})
-	}
-	c.gs[j].Count++
-	c.gs[j].First = min(c.gs[j].First, i)
+	c.n[k]++
 }
 
-// Counts returns the counts so far, in order of precedence (pass first,
-// crash last); unknown outcome names sort last, in the order they came.
+// Counts returns the counts so far of the outcomes seen, in order of
+// precedence (pass first, crash last).
 func (c *OutcomeCounter) Counts() []OutcomeCount {
-	gs := slices.Clone(c.gs)
-	rank := func(name string) int {
-		k, err := cpu.ParseOutcome(name)
-		if err != nil {
-			return int(cpu.Crash) + 1
+	var out []OutcomeCount
+	for k := range core.NumOutcomes {
+		if c.n[k] > 0 {
+			out = append(out, OutcomeCount{Outcome: k, Count: c.n[k], First: c.first[k]})
 		}
-		return int(k)
 	}
-	sort.SliceStable(gs, func(i, j int) bool { return rank(gs[i].Outcome) < rank(gs[j].Outcome) })
-	return gs
+	return out
 }

@@ -87,7 +87,7 @@ main:   spawn r2, child, r0
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Outcome != tc.outcome {
+			if r.Outcome.String() != tc.outcome {
 				t.Fatalf("outcome %s (%s at pc %d), want %s", r.Outcome, r.OutcomeMsg, r.OutcomePC, tc.outcome)
 			}
 			if tc.label != "" {
@@ -124,7 +124,7 @@ func TestSpawnWithoutFreeCoreNamesKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome != "crash" || !strings.Contains(r.OutcomeMsg, "machine.cores") || r.OutcomePC != 1 || r.OutcomeThread != 0 {
+	if r.Outcome != core.Crash || !strings.Contains(r.OutcomeMsg, "machine.cores") || r.OutcomePC != 1 || r.OutcomeThread != 0 {
 		t.Fatalf("outcome %s %q at pc %d thread %d, want a crash at the second spawn naming machine.cores",
 			r.Outcome, r.OutcomeMsg, r.OutcomePC, r.OutcomeThread)
 	}
@@ -376,7 +376,7 @@ quitter: work 700
 	m.Start()
 	m.Run()
 	res := m.ParkResult(idx)
-	if o := m.Outcome(); o.Kind != cpu.Pass {
+	if o := m.Outcome(); o.Kind != core.Pass {
 		t.Fatalf("outcome %s: %s", o.Kind, o.Msg)
 	}
 	quit := m.Threads()[2].End
@@ -481,7 +481,7 @@ main: li r1, 1
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome != "pass" {
+	if r.Outcome != core.Pass {
 		t.Errorf("outputs %v: %s %s", r.Outputs, r.Outcome, r.OutcomeMsg)
 	}
 }
@@ -499,7 +499,7 @@ func TestEndlessLoopInstructionsFitTheCycles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Outcome != "hang" || r.Cycles != 10000 || r.Instructions != 10000/alu {
+		if r.Outcome != core.Hang || r.Cycles != 10000 || r.Instructions != 10000/alu {
 			t.Errorf("alu %d: %s after %d cycles, %d instructions; want a hang after 10000 cycles, %d instructions", alu, r.Outcome, r.Cycles, r.Instructions, 10000/alu)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"weft/configs"
+	"weft/core"
 	"weft/isa"
 	"weft/sim"
 	"weft/workloads"
@@ -60,7 +61,7 @@ func TestProfilesPass(t *testing.T) {
 				if err != nil {
 					t.Fatalf("cores %d: %v", n, err)
 				}
-				if r.Outcome != "pass" {
+				if r.Outcome != core.Pass {
 					t.Errorf("cores %d: outcome %s (%s at pc %d, thread %d), outputs %v, want %v",
 						n, r.Outcome, r.OutcomeMsg, r.OutcomePC, r.OutcomeThread, r.Outputs, p.Expect)
 				}
@@ -154,7 +155,7 @@ func TestGenChecksItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome != "pass" || !reflect.DeepEqual(r.Outputs, g.Expected()) {
+	if r.Outcome != core.Pass || !reflect.DeepEqual(r.Outputs, g.Expected()) {
 		t.Fatalf("outcome %s (%s), outputs %v, want pass with %v", r.Outcome, r.OutcomeMsg, r.Outputs, g.Expected())
 	}
 	if lk, _ := r.Stats.Get("lock_acquires"); lk == 0 {
@@ -181,7 +182,7 @@ func TestGenChecksItself(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Outcome != "pass" {
+			if r.Outcome != core.Pass {
 				failed++
 			}
 		}
@@ -283,7 +284,7 @@ func TestCalibration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Outcome != "pass" {
+		if r.Outcome != core.Pass {
 			t.Errorf("%s: outcome %s", name, r.Outcome)
 		}
 		get := func(s string) float64 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"weft/configs"
+	"weft/core"
 	"weft/isa"
 	"weft/sim"
 	"weft/workloads"
@@ -31,8 +32,8 @@ func rate(t *testing.T, cfg configs.Config, p *isa.Program, n int) (int, map[str
 	counts := map[string]int{}
 	buggy := 0
 	for _, r := range rs {
-		counts[r.Outcome]++
-		if r.Outcome != "pass" {
+		counts[r.Outcome.String()]++
+		if r.Outcome != core.Pass {
 			buggy++
 		}
 	}
@@ -93,7 +94,7 @@ func TestManifestation(t *testing.T) {
 				if err != nil {
 					t.Fatalf(".force %q: %v", f, err)
 				}
-				if r.Outcome == "pass" {
+				if r.Outcome == core.Pass {
 					t.Errorf(".force %q does not show the bug: the run passes", f)
 				}
 			}

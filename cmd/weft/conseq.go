@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"weft/analysis"
 	"weft/configs"
 	"weft/core"
 	"weft/detectors/conseq"
@@ -94,7 +95,7 @@ adds each as an INV site.`)
 	if err != nil {
 		return err
 	}
-	cfg := conseqConfig(tg.cfg)
+	cfg := analysis.ConSeqConfig(tg.cfg)
 	cfg.Base = *base
 	q := tg.cfg.ConSeq
 	w := e.stdout
@@ -127,7 +128,7 @@ adds each as an INV site.`)
 		if err != nil {
 			return err
 		}
-		if res.Outcome == "pass" {
+		if res.Outcome == core.Pass {
 			break
 		}
 		fmt.Fprintf(w, "seed %d fails (%s: %s): not traced\n", seed, res.Outcome, res.OutcomeMsg)
@@ -148,7 +149,7 @@ adds each as an INV site.`)
 			if err != nil {
 				return err
 			}
-			trainer.EndRun(r.Outcome == "pass")
+			trainer.EndRun(r.Outcome == core.Pass)
 		}
 		cfg.Invariants = trainer.Invariants()
 		fmt.Fprintf(w, "invariants: %d from %d passing training runs (seeds from %d)\n", len(cfg.Invariants), ninv, seed+1)
@@ -165,7 +166,7 @@ adds each as an INV site.`)
 	fmt.Fprintf(w, "suspicious interleavings: %d\n", len(out.Reports))
 	var tr *conseq.Tester
 	if *test {
-		if tr, err = conseq.NewTester(tg.cfg, tg.prog, seed, rec); err != nil {
+		if tr, err = conseq.NewTester(sim.Runner{Config: tg.cfg, Program: tg.prog}, tg.prog, seed, rec); err != nil {
 			return err
 		}
 		tr.Timeout = core.Cycle(q.TestTimeoutCycles)

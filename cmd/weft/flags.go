@@ -224,21 +224,10 @@ func (k *kindFlag) Set(s string) error {
 		}
 		kind, err := core.ParseKind(name)
 		if err != nil {
-			return fmt.Errorf("unknown event kind %q (kinds: %s)", name, strings.Join(kindNames(core.AllKinds), ", "))
+			return fmt.Errorf("unknown event kind %q (kinds: %s)", name, strings.Join(core.AllKinds.Names(), ", "))
 		}
 		k.mask |= core.MaskOf(kind)
 		k.names = append(k.names, kind.String())
 	}
 	return nil
-}
-
-// kindNames lists the names of the kinds in m.
-func kindNames(m core.KindMask) []string {
-	var names []string
-	for k := core.Kind(1); k < core.NumKinds; k++ {
-		if m.Has(k) {
-			names = append(names, k.String())
-		}
-	}
-	return names
 }

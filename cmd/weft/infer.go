@@ -76,7 +76,7 @@ schedule that reproduce it.`)
 	confirmed := 0
 	for i := range cex {
 		c := &cex[i]
-		res, err := infer.Replay(tg.cfg, tg.prog, seed, a.Trace, c)
+		res, err := infer.Replay(sim.Runner{Config: tg.cfg, Program: tg.prog}, tg.prog, seed, a.Trace, c)
 		if err != nil {
 			return err
 		}

@@ -93,7 +93,7 @@ func listDetectors(e env, asJSON bool) error {
 	}
 	var out []entry
 	for _, d := range detectors.All() {
-		out = append(out, entry{Name: d.Name, Kinds: kindNames(d.Kinds), Learns: d.Learn != nil, Summary: d.Summary})
+		out = append(out, entry{Name: d.Name, Kinds: d.Kinds.Names(), Learns: d.Learn != nil, Summary: d.Summary})
 	}
 	if asJSON {
 		b, err := json.MarshalIndent(out, "", "  ")

@@ -224,7 +224,7 @@ func TestOutcomeNamesSourceLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome == "pass" || r.OutcomePC < 0 {
+	if r.Outcome == core.Pass || r.OutcomePC < 0 {
 		t.Fatalf("seed 14 of mysql-binlog: %s at pc %d; the test wants a failing run", r.Outcome, r.OutcomePC)
 	}
 	pc := r.OutcomePC
@@ -239,7 +239,7 @@ func TestOutcomeNamesSourceLine(t *testing.T) {
 		t.Errorf("line %d of the source is %q, not the instruction %q", line, text, prog.InstrText(pc))
 	}
 	out, _ := mustWeft(t, "run", "-w", "mysql-binlog", "--seed", "14")
-	if want := "outcome   " + r.Outcome + ": " + r.OutcomeMsg + "\n          " + where + "\n"; !strings.Contains(out, want) {
+	if want := "outcome   " + r.Outcome.String() + ": " + r.OutcomeMsg + "\n          " + where + "\n"; !strings.Contains(out, want) {
 		t.Errorf("summary lacks\n%s\ngot:\n%s", want, out)
 	}
 	out, _ = mustWeft(t, "run", "-w", "mysql-binlog", "--seed", "14", "--runs", "2")

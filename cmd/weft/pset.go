@@ -7,7 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"weft/detectors"
+	"weft/analysis"
+	"weft/core"
 	"weft/detectors/pset"
 	"weft/internal/atomicfile"
 	"weft/isa"
@@ -97,10 +98,8 @@ func (p *psetFlags) resolve(fs *flagSet, action string) (target, error) {
 
 // recorderOf returns the PSet recorder attached to a run.
 func recorderOf(r sim.Result) (*pset.Recorder, error) {
-	for _, d := range r.Detectors {
-		if rec, ok := d.(*pset.Recorder); ok {
-			return rec, nil
-		}
+	if rec, ok := analysis.DetectorOf[*pset.Recorder](r); ok {
+		return rec, nil
 	}
 	return nil, fmt.Errorf("seed %d: no PSet recorder attached", r.Seed)
 }
@@ -137,7 +136,7 @@ func psetTrain(e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if r.Outcome != "pass" {
+		if r.Outcome != core.Pass {
 			failing++
 			return nil
 		}
@@ -302,7 +301,7 @@ func psetCheck(e env, args []string) error {
 	}
 	opts := pset.Options{IgnoreSync: ignore, IgnoreUntested: *untested == "ignore"}
 	bar := newProgress(e, *p.quiet, *p.runs, "checking")
-	var merged detectors.Merger
+	var merged analysis.Merger
 	violating, failing := 0, 0
 	err = sim.StreamBatch(e.context(), sim.Batch{
 		Config: tg.cfg, Program: tg.prog, BaseSeed: tg.cfg.Sim.Seed, Runs: *p.runs, OnDone: bar.done,
@@ -312,7 +311,7 @@ func psetCheck(e env, args []string) error {
 		if len(fs) > 0 {
 			violating++
 		}
-		if r.Outcome != "pass" {
+		if r.Outcome != core.Pass {
 			failing++
 		}
 		merged.Add(i, r.Seed, fs)
@@ -323,8 +322,7 @@ func psetCheck(e env, args []string) error {
 		return fmt.Errorf("pset check: %w", err)
 	}
 	fmt.Fprintf(e.stdout, "%s over %d runs of %s (%d failed): violations in %d runs\n", pos[0], *p.runs, tg.prog.Name, failing, violating)
-	printMerged(e.stdout, "pset", merged.Merged(), *p.runs)
-	return nil
+	return analysis.WriteMerged(e.stdout, "pset", merged.Merged(), *p.runs)
 }
 
 // withPSets adds the program's PSets (nil: none) to each run's options.

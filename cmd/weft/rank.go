@@ -18,11 +18,7 @@ import (
 // writeGraphs writes the graph of every Bugaboo detector attached to run r
 // into dir, as DETECTOR-seedN.graph.
 func writeGraphs(dir string, prog *isa.Program, r sim.Result) error {
-	for _, sd := range r.Detectors {
-		d, ok := sd.(detectors.Detector)
-		if !ok {
-			continue
-		}
+	for _, d := range r.Detectors {
 		g, ok := detectors.Unwrap(d).(interface{ Graph() *bugaboo.Graph })
 		if !ok {
 			continue
@@ -112,7 +108,7 @@ program, is an error naming both.`)
 					f, hd.Detector, describeEncoding(hd.Encoding), firstFile, first.Detector, describeEncoding(first.Encoding))
 			}
 			gs = append(gs, g)
-			buggy = append(buggy, hd.Outcome != "pass")
+			buggy = append(buggy, hd.Outcome.Failed())
 		}
 		return gs, buggy, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"weft/analysis"
 	"weft/detectors"
 
 	"weft/internal/atomicfile"
@@ -105,14 +106,14 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 	if err != nil {
 		return err
 	}
-	if err := checkHardware(det.infos, tg.cfg, "--detectors"); err != nil {
+	if err := det.suite.CheckHardware(tg.cfg, "--detectors"); err != nil {
 		return usagef(fs, "run: %v", err)
 	}
-	if err := checkOracle(det.infos, tg.prog); err != nil {
+	if err := det.suite.CheckOracle(tg.prog); err != nil {
 		return usagef(fs, "run: %v", err)
 	}
-	det.infos = configureDetectors(det.infos, tg.cfg)
-	if err := detectors.CheckAll(det.infos, tg.prog); err != nil {
+	det.suite = det.suite.Configured(tg.cfg)
+	if err := det.suite.Check(tg.prog); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	var psets isa.PSets
@@ -131,7 +132,7 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 		}
 		t.psets = *psetFile
 	}
-	if *graphs != "" && !slices.ContainsFunc(det.infos, func(d detectors.Info) bool { return strings.HasPrefix(d.Name, "bb") }) {
+	if *graphs != "" && !slices.ContainsFunc(det.suite, func(d detectors.Info) bool { return strings.HasPrefix(d.Name, "bb") }) {
 		return usagef(fs, "run: --graphs writes the graphs of Bugaboo's detectors: name one with --detectors (bbsw, bbsw-line, bbsw-noctx, bbhw)")
 	}
 	if *graphs != "" {
@@ -157,9 +158,9 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 	defer in.stop()
 	bar := newProgress(e, *quiet || *runs == 1, *runs, "running "+tg.prog.Name)
 	sum := newBatchSummary(*runs)
-	var found *findingsSummary
+	var found *analysis.Summary
 	if det.set {
-		found = newFindingsSummary(det.infos)
+		found = det.suite.NewSummary()
 	}
 	var line bytes.Buffer
 	enc := json.NewEncoder(&line)
@@ -172,7 +173,7 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 		Runs:     *runs,
 		Workers:  *workers,
 		OnDone:   bar.done,
-		Options:  withPSets(runOptions(det.runOptions(tg.prog), *groups), psets),
+		Options:  withPSets(runOptions(det.options(tg.prog), *groups), psets),
 	}, func(i int, r sim.Result) error {
 		if *asJSON || od != nil {
 			line.Reset()
@@ -192,7 +193,7 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 		}
 		sum.add(i, r)
 		if found != nil {
-			found.add(i, r)
+			found.Add(i, r)
 		}
 		if *graphs != "" {
 			if err := writeGraphs(*graphs, tg.prog, r); err != nil {
@@ -220,7 +221,9 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 			sum.print(e.stdout, &t, tg.prog)
 		}
 		if found != nil {
-			found.print(e.stdout)
+			if err := found.Report().WriteText(e.stdout); err != nil {
+				return err
+			}
 		}
 		printHost(e.stdout, sum.instrs, sum.cycles, host)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"weft/core"
 	"weft/isa"
 	"weft/results"
 	"weft/sim"
@@ -16,7 +17,7 @@ import (
 func printRun(w io.Writer, tg target, r sim.Result) {
 	st := stats(r)
 	fmt.Fprintf(w, "workload  %s   seed %d   %s   config %s\n", r.Workload, r.Seed, plural(r.Cores, "core"), r.ConfigHash)
-	outcome := r.Outcome
+	outcome := r.Outcome.String()
 	if r.OutcomeMsg != "" {
 		outcome += ": " + r.OutcomeMsg
 	}
@@ -111,7 +112,7 @@ type batchSummary struct {
 	lastSeed uint64
 	outcomes sim.OutcomeCounter
 	// firsts is the first run of each outcome.
-	firsts map[string]sim.Result
+	firsts [core.NumOutcomes]*sim.Result
 	// cols are the statistics' running values, in batchColumns order.
 	cols [len(batchColumns)]running
 	// instrs and cycles are the totals for the host-speed line.
@@ -142,7 +143,7 @@ var batchColumns = [...]struct {
 
 // newBatchSummary returns an empty summary of a batch of total runs.
 func newBatchSummary(total int) *batchSummary {
-	return &batchSummary{total: total, firsts: map[string]sim.Result{}}
+	return &batchSummary{total: total}
 }
 
 // add adds run i; runs arrive in index order.
@@ -153,8 +154,8 @@ func (s *batchSummary) add(i int, r sim.Result) {
 	s.runs++
 	s.lastSeed = r.Seed
 	s.outcomes.Add(i, r.Outcome)
-	if _, ok := s.firsts[r.Outcome]; !ok {
-		s.firsts[r.Outcome] = r
+	if s.firsts[r.Outcome] == nil {
+		s.firsts[r.Outcome] = &r
 	}
 	for k, c := range batchColumns {
 		v := c.value(r)
@@ -186,15 +187,15 @@ func (s *batchSummary) print(w io.Writer, t *targetFlags, prog *isa.Program) {
 	counts := s.outcomes.Counts()
 	for _, g := range counts {
 		fmt.Fprintf(tw, "  %s\t%d\t%s", g.Outcome, g.Count, pct(ratio(float64(g.Count), float64(s.runs))))
-		if g.Outcome != "pass" {
+		if g.Outcome != core.Pass {
 			r := s.firsts[g.Outcome]
-			fmt.Fprintf(tw, "\tfirst at seed %d: %s", r.Seed, outcomeText(r, prog))
+			fmt.Fprintf(tw, "\tfirst at seed %d: %s", r.Seed, outcomeText(*r, prog))
 		}
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	for _, g := range counts {
-		if g.Outcome != "pass" {
+		if g.Outcome != core.Pass {
 			fmt.Fprintf(w, "  reproduce %s: weft run %s --seed %d\n", g.Outcome, t.source(), s.firsts[g.Outcome].Seed)
 		}
 	}
@@ -213,7 +214,7 @@ func (s *batchSummary) print(w io.Writer, t *targetFlags, prog *isa.Program) {
 // message, then where it happened when known:
 // "error: binlog entry skipped (thread 2 at pc 29, line 41: st r0, log_type)".
 func outcomeText(r sim.Result, prog *isa.Program) string {
-	s := r.Outcome
+	s := r.Outcome.String()
 	if r.OutcomeMsg != "" {
 		s += ": " + r.OutcomeMsg
 	}

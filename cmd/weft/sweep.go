@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"weft/analysis"
 	"weft/experiments"
 	"weft/results"
 	"weft/sim"
@@ -70,7 +71,7 @@ weft merge.`)
 	if err != nil {
 		return err
 	}
-	if err := resolveSweepDetectors(plan); err != nil {
+	if err := analysis.AttachToSweep(plan); err != nil {
 		return err
 	}
 	dir := *out

@@ -217,7 +217,7 @@ func printTrace(w io.Writer, path string, f traceFilter, header bool) error {
 		desc += " (its program does not assemble, so addresses have no symbols)"
 	}
 	if h.Kinds != core.AllKinds {
-		desc += "; recorded kinds " + strings.Join(kindNames(h.Kinds), ",")
+		desc += "; recorded kinds " + strings.Join(h.Kinds.Names(), ",")
 	}
 	fmt.Fprintln(bw, desc)
 	if header {

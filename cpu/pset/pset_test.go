@@ -49,7 +49,7 @@ func train(t *testing.T, cfg configs.Config, prog *isa.Program, n int) isa.PSets
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Outcome == "pass" {
+		if r.Outcome == core.Pass {
 			tr.Add(rec)
 		}
 	}
@@ -115,7 +115,7 @@ func TestHardwareAgreesWithMonitor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Outcome == "crash" {
+			if r.Outcome == core.Crash {
 				continue
 			}
 			compared++

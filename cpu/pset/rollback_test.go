@@ -239,7 +239,7 @@ t1:    li r3, 5
 	if rbs != float64(c.PSet.Recovery.MaxRollbacksPerCheckpoint) || ex != 1 {
 		t.Errorf("rollbacks %v, exhausted %v; want %d rollbacks to the checkpoint after the output, then accepted", rbs, ex, c.PSet.Recovery.MaxRollbacksPerCheckpoint)
 	}
-	if r.Outcome != "pass" || len(r.Outputs) != 1 {
+	if r.Outcome != core.Pass || len(r.Outputs) != 1 {
 		t.Errorf("outcome %s, outputs %v", r.Outcome, r.Outputs)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"weft/core"
 	"weft/sim"
 	"weft/workloads"
 )
@@ -37,7 +38,7 @@ func outcomesWith(t *testing.T, name, mode, perturb string, train, from, to int)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Outcome != "pass" {
+		if r.Outcome != core.Pass {
 			fail++
 		}
 		g, _ := r.Groups.Get("ext.pset")

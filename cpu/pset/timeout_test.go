@@ -137,7 +137,7 @@ t1:    ld r2, x
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Outcome != "pass" || r.Cycles > 50_000 {
+		if r.Outcome != core.Pass || r.Cycles > 50_000 {
 			t.Errorf("%s: %s after %d cycles; want the stall released after 2000", mode, r.Outcome, r.Cycles)
 		}
 		if mode == "stall" && stat(t, r, "stall_timeouts") == 0 {

@@ -101,7 +101,7 @@ func TestConSeqKernels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Outcome != "pass" {
+			if r.Outcome != core.Pass {
 				continue
 			}
 			fs, all := ds[0].Findings(), ds[2].Findings()

@@ -305,7 +305,7 @@ func runSeeds(t *testing.T, p *isa.Program, from, to uint64) []runOut {
 func train(rs []runOut) *avio.Learner {
 	l := avio.NewLearner()
 	for _, r := range rs {
-		if r.res.Outcome == "pass" {
+		if r.res.Outcome == core.Pass {
 			l.Train(r.findings)
 		}
 	}
@@ -333,7 +333,7 @@ func TestPSetTable1(t *testing.T) {
 				failing, caught := 0, 0
 				for _, r := range rs[30:] {
 					v := l.Violations(r.findings)
-					if r.res.Outcome == "pass" {
+					if r.res.Outcome == core.Pass {
 						if len(v) != 0 {
 							t.Errorf("seed %d passes but has violations %v", r.seed, v)
 						}
@@ -371,7 +371,7 @@ func TestCorrectKernels(t *testing.T) {
 		rs := runSeeds(t, p, 1, 80)
 		l := train(rs[:30])
 		for _, r := range rs[30:] {
-			if r.res.Outcome != "pass" {
+			if r.res.Outcome != core.Pass {
 				t.Errorf("%s seed %d: %s", e.Name, r.seed, r.res.Outcome)
 			}
 			if v := l.Violations(r.findings); len(v) != 0 {
@@ -433,7 +433,7 @@ func ExampleLearner() {
 		if err != nil {
 			panic(err)
 		}
-		return r.Outcome, d.Findings()
+		return r.Outcome.String(), d.Findings()
 	}
 	l := avio.NewLearner()
 	for seed := uint64(1); seed <= 30; seed++ {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"weft/core"
 	"weft/isa"
 )
 
@@ -28,8 +29,8 @@ type GraphHeader struct {
 	Encoding Encoding
 	// Seed is the run's seed.
 	Seed uint64
-	// Outcome is the run's outcome (pass, error, …).
-	Outcome string
+	// Outcome is the run's outcome.
+	Outcome core.OutcomeKind
 }
 
 // ProgramHash identifies a program's code: the first 16 hex digits of the
@@ -129,7 +130,7 @@ func ReadGraph(name string, r io.Reader) (GraphHeader, *Graph, error) {
 		case "seed":
 			h.Seed, err = strconv.ParseUint(f[1], 10, 64)
 		case "outcome":
-			h.Outcome = f[1]
+			h.Outcome, err = core.ParseOutcome(f[1])
 		case "edge":
 			var e Edge
 			var cnt uint64

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"weft/core"
 	"weft/detectors/bugaboo"
 	"weft/isa"
 )
@@ -13,7 +14,7 @@ func TestGraphFileRoundTrip(t *testing.T) {
 	g := bugaboo.NewGraph()
 	g.Add(bugaboo.Edge{Src: bugaboo.Node{PC: 3, Ctx: 0x3ff}, Dst: bugaboo.Node{PC: 7, Ctx: 1}}, 4)
 	g.Add(bugaboo.Edge{Src: bugaboo.Node{PC: bugaboo.NullPC}, Dst: bugaboo.Node{PC: 2, Ctx: 0}}, 1)
-	h := bugaboo.GraphHeader{Program: "my kernels/p 1.s", ProgramHash: "abc", Detector: "bbsw", Encoding: bugaboo.DefaultEncoding, Seed: 9, Outcome: "error"}
+	h := bugaboo.GraphHeader{Program: "my kernels/p 1.s", ProgramHash: "abc", Detector: "bbsw", Encoding: bugaboo.DefaultEncoding, Seed: 9, Outcome: core.Error}
 	var b bytes.Buffer
 	if err := bugaboo.WriteGraph(&b, h, g); err != nil {
 		t.Fatal(err)

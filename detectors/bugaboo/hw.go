@@ -7,7 +7,7 @@ import (
 
 // HW collects BB-HW's per-run graph: the thin software layer that drains
 // the communication table (digest §3) into a graph, edge → count. It is a
-// core.Observer of CTDrain events and a sim.Detector; it is not safe for
+// core.Observer of CTDrain events and a core.Detector; it is not safe for
 // concurrent use.
 //
 // A CTDrain event carries the drained entries in List, 4 words per edge:

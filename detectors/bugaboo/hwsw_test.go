@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"weft/configs"
+	"weft/core"
 	"weft/detectors/bugaboo"
 	"weft/isa"
 	"weft/sim"
@@ -64,7 +65,7 @@ w2:    st r6, x
 			sw := bugaboo.NewSW(p, bugaboo.SWOptions{ContextSize: size, NoContext: size == 0, DistinctEmpty: distinct})
 			hw := bugaboo.NewHW(p)
 			r, err := sim.Run(cfg, p, 1, sim.WithDetector(sw), sim.WithDetector(hw))
-			if err != nil || r.Outcome != "pass" {
+			if err != nil || r.Outcome != core.Pass {
 				t.Fatalf("run: %v %s", err, r.Outcome)
 			}
 			a, b := sw.Graph(), hw.Graph()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"weft/configs"
+	"weft/core"
 	"weft/detectors/bugaboo"
 	"weft/isa"
 	"weft/sim"
@@ -148,7 +149,7 @@ func runKernel(t *testing.T, p *isa.Program) kernelResult {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x := run{buggy: r.Outcome != "pass"}
+			x := run{buggy: r.Outcome != core.Pass}
 			for _, sw := range sws {
 				x.g = append(x.g, sw.Graph())
 			}

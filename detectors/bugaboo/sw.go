@@ -140,7 +140,7 @@ func (r *readerSet) add(t int32) {
 // SW is BB-SW, the software Bugaboo (digest §2), for one run: it builds
 // the run's context-aware communication graph from the data accesses of
 // the event stream. It is a core.Observer for the kinds Kinds returns and
-// a sim.Detector; it is not safe for concurrent use.
+// a core.Detector; it is not safe for concurrent use.
 //
 // Data accesses are Read, Write and RMW events without core.FlagSync
 // (lock, barrier and condition-variable words are not data). An RMW that

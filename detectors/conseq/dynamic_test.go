@@ -193,7 +193,7 @@ func TestKernelsDetectAndTest(t *testing.T) {
 			}
 		}
 		res := a.Analyse(rec, Config{})
-		tr, err := NewTester(cfg, p, seed, rec)
+		tr, err := NewTester(sim.Runner{Config: cfg, Program: p}, p, seed, rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,8 +281,8 @@ func TestInvariantSiteAget1(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr.EndRun(res.Outcome == "pass")
-		if res.Outcome == "pass" && traced == 0 {
+		tr.EndRun(res.Outcome == core.Pass)
+		if res.Outcome == core.Pass && traced == 0 {
 			traced = seed
 		}
 		if n, _ := tr.Runs(); n == 20 {
@@ -315,7 +315,7 @@ func TestInvariantSiteAget1(t *testing.T) {
 	if b == 0 {
 		t.Fatalf("with %d invariants: no bug report (%d INV reports)", len(invs), n)
 	}
-	tester, err := NewTester(cfg, p, traced, rec)
+	tester, err := NewTester(sim.Runner{Config: cfg, Program: p}, p, traced, rec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -441,7 +441,7 @@ func TestInvAget1(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pass := r.Outcome == "pass"
+		pass := r.Outcome == core.Pass
 		if o.before == nil {
 			t.Fatalf("seed %d: S4 (pc %d) never ran", seed, s4)
 		}
@@ -535,7 +535,7 @@ func TestInvAget1(t *testing.T) {
 		return
 	}
 	r, err := sim.Run(cfg, p, breaker, sim.WithObserver(tr.Kinds(), tr))
-	if err != nil || r.Outcome != "pass" {
+	if err != nil || r.Outcome != core.Pass {
 		t.Fatalf("seed %d: %v %v", breaker, r.Outcome, err)
 	}
 	tr.EndRun(true)
@@ -557,7 +557,7 @@ func TestInvMySQL1(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr.EndRun(r.Outcome == "pass")
+		tr.EndRun(r.Outcome == core.Pass)
 	}
 	passed, discarded := tr.Runs()
 	invs := tr.Invariants()

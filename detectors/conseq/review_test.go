@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"weft/configs"
+	"weft/core"
 	"weft/sim"
 )
 
@@ -16,7 +17,7 @@ func traceRun(t *testing.T, a *Analysis, cfg Config, seed uint64) (*Recorder, co
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != "pass" {
+	if res.Outcome != core.Pass {
 		t.Fatalf("traced run %s: %s", res.Outcome, res.OutcomeMsg)
 	}
 	return rec, scfg
@@ -195,7 +196,7 @@ func TestReviewTesterSecondRuleSkip(t *testing.T) {
 	a := analyze(t, p, Options{})
 	rec, scfg := traceRun(t, a, Config{}, 1)
 	reps := a.Analyse(rec, Config{}).Reports
-	tr, err := NewTester(scfg, p, 1, rec)
+	tr, err := NewTester(sim.Runner{Config: scfg, Program: p}, p, 1, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestReviewTesterHoldsWBeforeW(t *testing.T) {
 	p := asm(t, loopHoldSrc)
 	a := analyze(t, p, Options{})
 	rec, scfg := traceRun(t, a, Config{}, 1)
-	tr, err := NewTester(scfg, p, 1, rec)
+	tr, err := NewTester(sim.Runner{Config: scfg, Program: p}, p, 1, rec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"weft/configs"
 	"weft/core"
 	"weft/isa"
-	"weft/sim"
 )
 
 // The tester (the paper's Step 4, §8): re-run the traced seed with park
@@ -82,7 +80,7 @@ type TestResult struct {
 	// before every write to the word).
 	Forced bool
 	// Outcome, OutcomePC and OutcomeMsg are the run's.
-	Outcome    string
+	Outcome    core.OutcomeKind
 	OutcomePC  int32
 	OutcomeMsg string
 	// Outputs differ from the correct run's.
@@ -116,10 +114,19 @@ func (t TestResult) Verdict() string {
 // Confirmed reports whether the test forced the order and the run failed.
 func (t TestResult) Confirmed() bool { return t.Failed && t.Forced }
 
+// Runner re-runs the traced program on the traced run's machine: the
+// tester's forced runs. The analysis package provides one over the
+// simulator.
+type Runner interface {
+	// Run runs the program as p says.
+	Run(p core.Probe) (core.ProbeResult, error)
+}
+
 // Tester re-runs one correct run with a report's order forced.
 type Tester struct {
-	// Cfg, Prog and Seed are the traced run's.
-	Cfg  configs.Config
+	// Runner runs the traced program on the traced run's machine.
+	Runner Runner
+	// Prog and Seed are the traced run's.
 	Prog *isa.Program
 	Seed uint64
 	// Outputs are the traced run's outputs (the golden run).
@@ -129,13 +136,13 @@ type Tester struct {
 	rec     *Recorder
 }
 
-// NewTester returns the tester of the reports of rec's run (cfg, prog,
-// seed), which must have passed.
-func NewTester(cfg configs.Config, prog *isa.Program, seed uint64, rec *Recorder) (*Tester, error) {
+// NewTester returns the tester of the reports of rec's run (prog, seed),
+// which must have passed; run re-runs prog on the traced run's machine.
+func NewTester(run Runner, prog *isa.Program, seed uint64, rec *Recorder) (*Tester, error) {
 	if !rec.Ended() || !rec.Passed() {
 		return nil, fmt.Errorf("conseq: the traced run did not pass: the tester needs a correct run")
 	}
-	return &Tester{Cfg: cfg, Prog: prog, Seed: seed, Outputs: slices.Clone(rec.outputs), rec: rec}, nil
+	return &Tester{Runner: run, Prog: prog, Seed: seed, Outputs: slices.Clone(rec.outputs), rec: rec}, nil
 }
 
 // forcer tracks the three accesses of a test run.
@@ -336,20 +343,24 @@ func (t *Tester) testOne(a *Analysis, rep Report) (TestResult, error) {
 		keptPreds = append(keptPreds, preds[i])
 	}
 	points = kept
-	opts := []sim.Option{sim.WithObserver(core.MaskOf(core.KindRead, core.KindWrite, core.KindRMW), f)}
+	probe := core.Probe{Seed: t.Seed, Watch: []core.Watch{{Kinds: core.MaskOf(core.KindRead, core.KindWrite, core.KindRMW), Observer: f}}}
 	for i := range points {
 		p := &points[i]
-		opts = append(opts, sim.WithPark(core.ParkRule{Thread: p.Thread, PC: p.PC, Skip: p.Skip,
-			Wait: core.Wait{Until: core.UntilPredicate, Pred: keptPreds[i], Timeout: timeout}}, &p.Result))
+		probe.Parks = append(probe.Parks, core.ParkRule{Thread: p.Thread, PC: p.PC, Skip: p.Skip,
+			Wait: core.Wait{Until: core.UntilPredicate, Pred: keptPreds[i], Timeout: timeout}})
 	}
-	res, err := sim.Run(t.Cfg, t.Prog, t.Seed, opts...)
+	res, err := t.Runner.Run(probe)
 	if err != nil {
 		return TestResult{}, fmt.Errorf("conseq: test run: %w", err)
 	}
-	out := TestResult{Forced: f.forced, Outcome: res.Outcome, OutcomePC: res.OutcomePC, OutcomeMsg: res.OutcomeMsg,
-		Points: points, Cycles: res.Cycles}
+	for i := range points {
+		points[i].Result = res.Parks[i]
+	}
+	o := res.Outcome
+	out := TestResult{Forced: f.forced, Outcome: o.Kind, OutcomePC: o.PC, OutcomeMsg: o.Msg,
+		Points: points, Cycles: uint64(o.Cycle)}
 	out.OutputsDiffer = !slices.Equal(res.Outputs, t.Outputs)
-	out.Failed = res.Outcome != "pass" || out.OutputsDiffer
+	out.Failed = o.Kind.Failed() || out.OutputsDiffer
 	return out, nil
 }
 
@@ -404,7 +415,7 @@ func (t TestResult) Describe() string {
 		fmt.Fprintf(&b, " (execution %d of the triple)", t.Instance+1)
 	}
 	switch {
-	case t.Outcome != "pass":
+	case t.Outcome.Failed():
 		fmt.Fprintf(&b, ": %s at pc %d (%s)", t.Outcome, t.OutcomePC, t.OutcomeMsg)
 	case t.OutputsDiffer:
 		b.WriteString(": the outputs differ from the correct run's")

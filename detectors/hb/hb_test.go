@@ -37,7 +37,7 @@ func run(t *testing.T, src string, opts Options) ([]core.Finding, *isa.Program, 
 	if of := o.Findings(); !reflect.DeepEqual(fs, of) {
 		t.Errorf("FastTrack and full VC disagree:\nfasttrack %v\nfull vc   %v", fs, of)
 	}
-	return fs, prog, r.Outcome
+	return fs, prog, r.Outcome.String()
 }
 
 // pairs names each finding's PCs by their labels.

@@ -173,7 +173,7 @@ func detect(t *testing.T, k kernel, seed uint64, d *Detector) ([]core.Finding, s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d.Findings(), r.Outcome
+	return d.Findings(), r.Outcome.String()
 }
 
 // TestBugKernels checks every bug kernel against its expectation over

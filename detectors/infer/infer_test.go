@@ -121,7 +121,7 @@ func TestListing1(t *testing.T) {
 	if len(fs) != 1 || fs[0].Addr != y || !strings.Contains(fs[0].Message, "hidden") {
 		t.Errorf("findings %+v", fs)
 	}
-	if out, ok := r.Outcome(); !ok || out != "pass" {
+	if out, ok := r.Outcome(); !ok || out != core.Pass {
 		t.Errorf("outcome %q %v", out, ok)
 	}
 }
@@ -314,7 +314,7 @@ func TestFailingRunRejected(t *testing.T) {
 	b := listing1()
 	b.evs[len(b.evs)-1].Words[0] = 2 // hang
 	r := b.record()
-	if out, _ := r.Outcome(); out != "hang" {
+	if out, _ := r.Outcome(); out != core.Hang {
 		t.Errorf("outcome %q", out)
 	}
 	_, err := r.Analyse(DefaultOptions())

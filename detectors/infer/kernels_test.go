@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"weft/configs"
+	"weft/core"
 	"weft/sim"
 	"weft/workloads"
 )
@@ -25,7 +26,7 @@ func runKernel(t *testing.T, name string, runs int) []*Analysis {
 			t.Fatal(err)
 		}
 		a, err := rec.Analyse(DefaultOptions())
-		if res.Outcome != "pass" {
+		if res.Outcome != core.Pass {
 			if err == nil {
 				t.Fatalf("%s seed %d: outcome %s but the analysis ran", name, seed, res.Outcome)
 			}

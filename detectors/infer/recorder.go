@@ -398,23 +398,13 @@ func (r *Recorder) Kinds() core.KindMask {
 // core.CompareFindings.
 func (r *Recorder) Findings() []core.Finding { return slices.Clone(r.findings) }
 
-// Outcome returns the run's outcome from its RunEnd event ("pass",
-// "wrong_output", "hang", "error", "assert", "crash"), and false when no
-// RunEnd has been seen.
-func (r *Recorder) Outcome() (string, bool) {
+// Outcome returns the run's outcome from its RunEnd event, and false when
+// no RunEnd has been seen.
+func (r *Recorder) Outcome() (core.OutcomeKind, bool) {
 	if !r.ended {
-		return "", false
+		return core.Pass, false
 	}
-	return outcomeName(r.outcome), true
-}
-
-var outcomeNames = [...]string{"pass", "wrong_output", "hang", "error", "assert", "crash"}
-
-func outcomeName(o uint64) string {
-	if o < uint64(len(outcomeNames)) {
-		return outcomeNames[o]
-	}
-	return fmt.Sprintf("outcome %d", o)
+	return core.OutcomeKind(r.outcome), true
 }
 
 // tid returns the logical id of raw thread t, making it main (or the
@@ -588,7 +578,7 @@ func (r *Recorder) Trace() (*Trace, error) {
 		return nil, fmt.Errorf("infer: the trace is incomplete: the run has not ended (no RunEnd event)")
 	}
 	if r.outcome != 0 {
-		return nil, fmt.Errorf("infer: the trace is from a failing run (outcome %s); inference needs the trace of a passing run", outcomeName(r.outcome))
+		return nil, fmt.Errorf("infer: the trace is from a failing run (outcome %s); inference needs the trace of a passing run", core.OutcomeKind(r.outcome))
 	}
 	t := &Trace{Threads: len(r.threads), Syncs: slices.Clone(r.syncs)}
 	t.ThreadSyncs = make([][]int, t.Threads)

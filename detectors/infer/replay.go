@@ -3,11 +3,9 @@ package infer
 import (
 	"fmt"
 
-	"weft/configs"
 	"weft/core"
 	"weft/detectors/hb"
 	"weft/isa"
-	"weft/sim"
 )
 
 // Verdict is what a replay made of a counterexample.
@@ -50,6 +48,8 @@ type Enforcer struct {
 	// it).
 	Diverged string
 	results  []core.ParkResult
+	// parks[j] is the index in results of the probe's park rule j.
+	parks []int
 	// needs[i] are the schedule steps park i waits for; doneAt[k] is one
 	// more than the cycle step k was performed (0: not yet).
 	needs  [][]int
@@ -76,16 +76,21 @@ func parkable(prog *isa.Program, s SyncEvent) bool {
 }
 
 // NewEnforcer returns the enforcer of c's schedule on a run of prog, with
-// the sim options that attach it and its parks. trace is the recorded
+// the probe that attaches it and its parks (its Seed is left to the
+// caller); hand the probe's result to SetParks. trace is the recorded
 // trace c came from (for each thread's first event after the schedule,
 // where it waits for the schedule's end).
-func NewEnforcer(prog *isa.Program, trace *Trace, c *Counterexample) (*Enforcer, []sim.Option) {
+func NewEnforcer(prog *isa.Program, trace *Trace, c *Counterexample) (*Enforcer, core.Probe) {
 	e := &Enforcer{sched: c.Schedule, rec: NewRecorder(prog), done: make([]bool, len(c.Schedule))}
 	n := len(c.Schedule)
 	e.results = make([]core.ParkResult, n+trace.Threads)
 	e.needs = make([][]int, n+trace.Threads)
 	e.doneAt = make([]core.Cycle, n)
-	opts := []sim.Option{sim.WithObserver(e.rec.Kinds(), e)}
+	probe := core.Probe{Watch: []core.Watch{{Kinds: e.rec.Kinds(), Observer: e}}}
+	park := func(i int, r core.ParkRule) {
+		probe.Parks = append(probe.Parks, r)
+		e.parks = append(e.parks, i)
+	}
 	// Main's start is recorded at its first event, which may be a parked
 	// one: it counts as done from the beginning.
 	for k, s := range c.Schedule {
@@ -115,8 +120,8 @@ func NewEnforcer(prog *isa.Program, trace *Trace, c *Counterexample) (*Enforcer,
 			need = append(need, j)
 		}
 		e.needs[k] = need
-		opts = append(opts, sim.WithPark(core.ParkRule{Thread: int32(s.Thread), PC: s.PC,
-			Wait: core.Wait{Until: core.UntilPredicate, Pred: func(core.View) bool { return e.allDone(need) }, Timeout: ParkTimeout}}, &e.results[k]))
+		park(k, core.ParkRule{Thread: int32(s.Thread), PC: s.PC,
+			Wait: core.Wait{Until: core.UntilPredicate, Pred: func(core.View) bool { return e.allDone(need) }, Timeout: ParkTimeout}})
 	}
 	// After its scheduled events, a thread waits for the schedule's end
 	// before its next sync operation that a park can hold (in the trace).
@@ -136,10 +141,18 @@ func NewEnforcer(prog *isa.Program, trace *Trace, c *Counterexample) (*Enforcer,
 			}
 		}
 		e.needs[n+t] = need
-		opts = append(opts, sim.WithPark(core.ParkRule{Thread: int32(t), PC: s.PC,
-			Wait: core.Wait{Until: core.UntilPredicate, Pred: func(core.View) bool { return e.allDone(need) }, Timeout: ParkTimeout}}, &e.results[n+t]))
+		park(n+t, core.ParkRule{Thread: int32(t), PC: s.PC,
+			Wait: core.Wait{Until: core.UntilPredicate, Pred: func(core.View) bool { return e.allDone(need) }, Timeout: ParkTimeout}})
 	}
-	return e, opts
+	return e, probe
+}
+
+// SetParks records what became of the probe's park rules (its result's
+// Parks, in rule order), which TimedOut reads.
+func (e *Enforcer) SetParks(rs []core.ParkResult) {
+	for j, r := range rs {
+		e.results[e.parks[j]] = r
+	}
 }
 
 // Observe follows the run's sync events against the schedule.
@@ -221,24 +234,35 @@ type ReplayResult struct {
 	// Deadlock reports that the replay hung with every live thread
 	// blocked on the program's own synchronisation.
 	Deadlock bool
-	// Outcome is the replay's outcome, Reason why it was dropped.
-	Outcome, Reason string
+	// Outcome is the replay's outcome.
+	Outcome core.OutcomeKind
+	// Reason says why it was dropped.
+	Reason string
 	// Seed is the replay's seed: with the schedule it reproduces it.
 	Seed uint64
 }
 
-// Replay runs prog on cfg with seed, enforcing c's schedule with
-// happens-before attached (which sees none of the enforcement), and
-// judges it.
-func Replay(cfg configs.Config, prog *isa.Program, seed uint64, trace *Trace, c *Counterexample) (ReplayResult, error) {
-	e, opts := NewEnforcer(prog, trace, c)
+// Runner runs the traced program on the traced run's machine: the
+// replays. The analysis package provides one over the simulator.
+type Runner interface {
+	// Run runs the program as p says.
+	Run(p core.Probe) (core.ProbeResult, error)
+}
+
+// Replay runs prog (run runs it on the traced run's machine) with seed,
+// enforcing c's schedule with happens-before attached (which sees none of
+// the enforcement), and judges it.
+func Replay(run Runner, prog *isa.Program, seed uint64, trace *Trace, c *Counterexample) (ReplayResult, error) {
+	e, probe := NewEnforcer(prog, trace, c)
+	probe.Seed = seed
 	det := hb.New(prog, hb.Options{})
-	opts = append(opts, sim.WithDetector(det))
-	r, err := sim.Run(cfg, prog, seed, opts...)
+	probe.Watch = append(probe.Watch, core.Watch{Kinds: det.Kinds(), Observer: det})
+	r, err := run.Run(probe)
 	if err != nil {
 		return ReplayResult{}, fmt.Errorf("infer: replay: %w", err)
 	}
-	res := ReplayResult{Outcome: r.Outcome, Seed: seed}
+	e.SetParks(r.Parks)
+	res := ReplayResult{Outcome: r.Outcome.Kind, Seed: seed}
 	switch {
 	case e.Diverged != "":
 		res.Verdict, res.Reason = Dropped, e.Diverged
@@ -249,7 +273,7 @@ func Replay(cfg configs.Config, prog *isa.Program, seed uint64, trace *Trace, c 
 		// run's deadlock (every live thread blocked), not by a hang at the
 		// cycle limit or by a report elsewhere.
 		res.Races = det.Findings()
-		res.Deadlock = r.Deadlock
+		res.Deadlock = r.Outcome.Deadlock
 		if c.Deadlock {
 			if res.Deadlock {
 				res.Verdict = Confirmed

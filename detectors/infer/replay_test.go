@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"weft/configs"
+	"weft/core"
 	"weft/sim"
 	"weft/workloads"
 )
@@ -35,7 +36,7 @@ func TestReplayScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Outcome == "pass" {
+			if r.Outcome == core.Pass {
 				if a, err = rec.Analyse(DefaultOptions()); err != nil {
 					t.Fatal(err)
 				}
@@ -53,7 +54,7 @@ func TestReplayScenarios(t *testing.T) {
 		verdicts := map[Verdict]int{}
 		confirmedBug := false
 		for i := range cex {
-			res, err := Replay(cfg, prog, seed, a.Trace, &cex[i])
+			res, err := Replay(sim.Runner{Config: cfg, Program: prog}, prog, seed, a.Trace, &cex[i])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,11 +125,11 @@ func TestDeadlockReplayDeterministic(t *testing.T) {
 	}
 	var first ReplayResult
 	for i := range 2 {
-		res, err := Replay(cfg, prog, 1, a.Trace, dl)
+		res, err := Replay(sim.Runner{Config: cfg, Program: prog}, prog, 1, a.Trace, dl)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Verdict != Confirmed || !res.Deadlock || res.Outcome != "hang" {
+		if res.Verdict != Confirmed || !res.Deadlock || res.Outcome != core.Hang {
 			t.Fatalf("replay %d: %+v", i, res)
 		}
 		if i == 0 {
@@ -150,7 +151,7 @@ func TestDeadlockFlag(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Deadlock != (r.Outcome == "hang" && strings.HasPrefix(r.OutcomeMsg, "deadlock")) {
+		if r.Deadlock != (r.Outcome == core.Hang && strings.HasPrefix(r.OutcomeMsg, "deadlock")) {
 			t.Fatalf("seed %d: Deadlock %v, outcome %s %q", seed, r.Deadlock, r.Outcome, r.OutcomeMsg)
 		}
 		deadlocked = r.Deadlock
@@ -159,7 +160,7 @@ func TestDeadlockFlag(t *testing.T) {
 		t.Fatal("no seed of 1..199 deadlocked")
 	}
 	cfg.Sim.MaxCycles = 50
-	if r, _ := sim.Run(cfg, prog, 1); r.Outcome != "hang" || r.Deadlock {
+	if r, _ := sim.Run(cfg, prog, 1); r.Outcome != core.Hang || r.Deadlock {
 		t.Errorf("max_cycles: %s, Deadlock %v", r.Outcome, r.Deadlock)
 	}
 }

@@ -78,7 +78,7 @@ func TestFigure6(t *testing.T) {
 		order = append(order, fmt.Sprintf("%s/T%d", names[e.PC], e.Thread+1))
 	})
 	res, err := sim.Run(cfg, p, 1, sim.WithDetector(rec), sim.WithObserver(core.MaskOf(core.KindRead, core.KindWrite), obs))
-	if err != nil || res.Outcome != "pass" {
+	if err != nil || res.Outcome != core.Pass {
 		t.Fatalf("run: %v, outcome %s", err, res.Outcome)
 	}
 	if got := strings.Join(order, " "); got != "W1/T1 R1/T2 R2/T2 R4/T3 W2/T4 R3/T4" {

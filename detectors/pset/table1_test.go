@@ -79,7 +79,7 @@ func table1Row(t *testing.T, k string) row1 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Outcome != "pass" {
+		if res.Outcome != core.Pass {
 			continue
 		}
 		passed++
@@ -110,7 +110,7 @@ func table1Row(t *testing.T, k string) row1 {
 			t.Fatalf("seed %d: recorder's violations %v differ from the monitor's %v", seed, alt, fs)
 		}
 		sfs := rec.Violations(shortPS)
-		if res.Outcome != "pass" {
+		if res.Outcome != core.Pass {
 			r.failing++
 			if involves(fs, bug, trueKeys) {
 				r.detected++

@@ -56,7 +56,7 @@ func TestConSeqKernels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Outcome != "pass" {
+			if r.Outcome != core.Pass {
 				continue
 			}
 			fs := d.Findings()

@@ -1,4 +1,4 @@
-package detectors
+package analysis
 
 import (
 	"slices"
@@ -54,12 +54,23 @@ func (m *Merger) Add(run int, seed uint64, fs []core.Finding) {
 // Merged returns the merged findings, by detector and then as
 // core.CompareFindings orders them.
 func (m *Merger) Merged() []Merged {
-	out := slices.Clone(m.out)
+	out := append([]Merged{}, m.out...)
 	slices.SortFunc(out, func(a, b Merged) int {
 		if c := strings.Compare(a.Detector, b.Detector); c != 0 {
 			return c
 		}
 		return core.CompareFindings(a.Finding, b.Finding)
 	})
+	return out
+}
+
+// Of returns the findings of detector name among fs.
+func Of(name string, fs []core.Finding) []core.Finding {
+	var out []core.Finding
+	for _, f := range fs {
+		if f.Detector == name {
+			out = append(out, f)
+		}
+	}
 	return out
 }

@@ -1,12 +1,16 @@
 // Package configs is weft's configuration: the schema of every key, its
-// defaults, range checks, embedded presets, `--set key=value` overrides, and
-// the canonical TOML form whose hash is recorded next to every result.
+// defaults, range checks, embedded presets (presets/*.toml), `--set
+// key=value` overrides, the canonical TOML form whose hash is recorded next
+// to every result, and sweep files (Sweep: a base config, axes, workloads
+// and seeds, expanded into points; sweeps/*.toml are examples).
 //
 // A config file is TOML whose tables mirror the machine (`[sim]`,
-// `[machine]`, `[cpu]`, `[cache.l1]`, `[bus]`, `[memory]`). A file sets only
-// the keys it wants; every other key keeps its default. Unknown keys, wrong
-// types and out-of-range values are errors that name the file, the line where
-// the decoder knows it, and the dotted key.
+// `[machine]`, `[cpu]`, `[cache.l1]`, `[bus]`, `[memory]`), followed by the
+// hardware extensions' and detectors' tables (`[bugaboo]`, `[pset]`,
+// `[falcon]`, `[conseq]`). A file sets only the keys it wants; every other
+// key keeps its default. Unknown keys, wrong types and out-of-range values
+// are errors that name the file, the line where the decoder knows it, and
+// the dotted key.
 //
 // configs is a leaf: it imports nothing else from weft but the leaf
 // internal/suggest (its "did you mean" for unknown keys).

@@ -1,7 +1,10 @@
 // Package isa defines weft's instruction set: the instructions and their
-// operand fields, programs with their data and source metadata, the text
-// assembler and disassembler, a Go builder for generated programs, and a
-// control-flow graph for static analyses.
+// operand fields, programs with their data and source metadata (code
+// points, functions, @bug marks, .force seeds), the text assembler and
+// disassembler, a Go builder for generated programs, a control-flow graph
+// for static analyses, and the PSet section of a program binary in the
+// paper's encoding (PSets, EncodePSets, DecodePSets), which the PSet
+// hardware and the PSet learner share.
 //
 // isa is a leaf: it imports nothing else from weft.
 package isa

@@ -1,8 +1,10 @@
 // Package results holds what runs turn into: tables (one Table type written
 // as CSV, Markdown and JSON, and read back from CSV and JSON), aggregation
 // over seeds and workloads (Summarize, GeoMean, Normalize), plots (bar,
-// grouped bar, stacked bar, line with error bars, box; PNG and SVG), and the
-// papers' own tables as embedded reference data (Reference, SideBySide), so
-// a reproduced table can be printed beside the paper's numbers. Files are
-// written whole or not at all (WriteAtomic). It imports nothing from weft.
+// grouped bar, stacked bar, line with error bars, box, heat map; PNG and
+// SVG), and the papers' own tables as embedded reference data (Reference,
+// SideBySide), so a reproduced table can be printed beside the paper's
+// numbers. Files are written whole or not at all (Table.Save and the plots
+// write through internal/atomicfile), and numbers follow internal/numfmt's
+// one rule. Those two are the only parts of weft it imports.
 package results

@@ -1,6 +1,11 @@
 // Package workloads holds weft's workloads and the registry that names them:
 // bug kernels and correct kernels written in weft's assembly (kernels/*.s,
-// embedded in the binary), and later synthetic profiles generated from Go.
+// embedded in the binary); synthetic profiles resembling PARSEC and SPLASH-2
+// programs, generated from Go by the phased generator (Gen), one thread per
+// core unless set, with their parameters overridable (ProgramWithParams);
+// the mixed workload of the speed benchmark (Mixed); and the map between
+// the papers' table rows and the kernels that stand for them (PaperRows,
+// RowKernels).
 //
 // Every entry's name, class, description and paper rows come from the
 // program itself (its .kernel, .class, .desc and .source directives), so
@@ -76,8 +81,8 @@ type Entry struct {
 }
 
 // workload is one registry member: how to name it and how to build it.
-// Kernels assemble an embedded file; profiles (added later) generate a
-// program from Go and join the same list.
+// Kernels assemble an embedded file; profiles generate a program from Go
+// and join the same list.
 type workload struct {
 	name string
 	kind Kind

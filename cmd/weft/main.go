@@ -1,7 +1,10 @@
 // Command weft is the command line of the weft multicore simulator: it runs
-// workloads on a configured machine, assembles and disassembles programs,
-// writes and prints event traces, lists the workload registry and shows
-// resolved configs (DESIGN.md §7, §8).
+// workloads on a configured machine, alone, in batches and in sweeps;
+// rebuilds the papers' tables and figures; assembles programs; records and
+// prints event traces and runs detectors over them; drives Bugaboo's
+// ranking, PSet's learning and checking, ConSeq and interleaving inference
+// on one program; lists the workloads and detectors and shows resolved
+// configs (DESIGN.md §7, §8).
 //
 // Usage:
 //
@@ -14,8 +17,12 @@
 //	weft trace ... -o FILE    record a run's events to a trace file
 //	weft trace --text FILE    print a trace file's events
 //	weft detect FILE --detectors a,b  run detectors over a trace file
-//	weft list [--json]        list the workloads
-//	weft config show ...      print a fully resolved config
+//	weft rank ... GRAPH...    rank code points over Bugaboo graph files
+//	weft pset train|show|check ...  learn PSets, show a PSet file, check runs against one
+//	weft conseq ...           ConSeq on one program (sites, critical reads, reports, the tester)
+//	weft infer ...            interleaving inference from one passing run
+//	weft list [--detectors] [--json]  list the workloads (or the detectors)
+//	weft config show|presets  print a fully resolved config, or list the presets
 //	weft version              print the version results record (also --version)
 //	weft help [COMMAND]       print usage
 //

@@ -1,7 +1,20 @@
-// Package conseq is the static side of ConSeq (Zhang et al., ASPLOS 2011):
-// it finds a program's potential failure sites and, by bounded backward
-// slicing from each, the critical reads: the shared loads whose value can
-// reach the site within MaxDistance dependence steps.
+// Package conseq is ConSeq (Zhang et al., ASPLOS 2011), which works
+// backwards from where a program can fail. It holds:
+//
+//   - the static side (conseq.go, slice.go, graph.go): a program's potential
+//     failure sites and, by bounded backward slicing from each, the critical
+//     reads: the shared loads whose value can reach the site within
+//     MaxDistance dependence steps;
+//   - the dynamic side (trace.go, analyse.go, eval.go): a Recorder that
+//     traces one correct run, and Analysis.Analyse, which finds every
+//     critical read that could read another write's value (Algorithm 1)
+//     and keeps those whose value makes the site fail when the thread is
+//     executed forward from the read (the condition evaluator);
+//   - Daikon-lite (invariant.go): equality invariants at global reads,
+//     learned from passing runs by a Trainer, that become INV sites;
+//   - the Tester (tester.go), which re-runs the traced seed with park rules
+//     that force a report's interleaving and gives its verdict;
+//   - Detector (detector.go), ConSeq as a registry detector.
 //
 // Sites (Kind): every assert (ASS), every fail (ERR), every out (OUT) and
 // every exit branch of a cyclic region whose slice, restricted to the
@@ -28,8 +41,8 @@
 // post-dominators alike. Distances are shortest paths from the site (a
 // 0-1 breadth-first search), under one of two models (DistanceModel).
 //
-// The analysis reads only the program's code and data layout: never its
-// name, provenance or @bug marks.
+// The static analysis reads only the program's code and data layout:
+// never its name, provenance or @bug marks.
 package conseq
 
 import (

@@ -1,10 +1,11 @@
 // Package infer is interleaving inference (a workshop paper on inferring
 // interleavings from one trace with a CSP model): from one recorded trace of a
 // passing run, predict synchronisation orders that were not observed but
-// that the program's primitives allow, and find the shared objects whose
-// conflicting accesses such an order could bring together.
+// that the program's primitives allow, find the shared objects whose
+// conflicting accesses such an order could bring together, and confirm each
+// order by replaying it.
 //
-// This package holds the first three stages of the pipeline:
+// This package holds the pipeline's stages:
 //
 //  1. Recorder, the trace recorder: a detector (core.Observer) that
 //     records the run's synchronisation events with logical thread ids
@@ -18,10 +19,16 @@
 //  3. The hybrid prefilter (inside Analyse): happens-before without lock
 //     edges over the recorded trace, then lockset, giving the candidate
 //     objects and the segment pairs that make them candidates.
+//  4. Search (Analysis.Search): per window, the model checker of package
+//     model looks for sync orders under which a candidate's conflicting
+//     accesses are adjacent (a race) or no thread can move (a deadlock);
+//     each counterexample is a sync schedule from the run's start.
+//  5. Replay: the same program and seed run again with park rules that
+//     enforce a counterexample's schedule (Enforcer) and happens-before
+//     attached, which confirms, discards or drops it as infeasible.
 //
-// The search over synchronisation orders, the enforced replay and the
-// drivers come later. The recorder sees only the event stream; it never
-// reads a kernel's name, source row or @bug marks.
+// The recorder sees only the event stream; it never reads a kernel's
+// name, source row or @bug marks.
 package infer
 
 import (

@@ -1,4 +1,4 @@
-// Package lockset is Eraser's lockset race detector (Savage et al., TOSP
+// Package lockset is Eraser's lockset race detector (Savage et al., TOCS
 // 1997) over weft's event stream, with fork/join ownership transfer.
 //
 // Every data word (8 bytes, shadowed by its offset from isa.DataBase) goes

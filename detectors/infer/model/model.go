@@ -1,5 +1,5 @@
-// Package model is interleaving inference's model checker: the explicit-
-// state search that stands in for the paper's CSP model and FDR checks
+// Package model is interleaving inference's model checker: the
+// explicit-state search that stands in for the paper's CSP model and FDR checks
 // (inference digest §1.6). A Model is one analysis window of a recorded
 // trace: each thread's synchronisation events in program order and, between
 // them, its segments' accesses to shared objects. A state is the vector of

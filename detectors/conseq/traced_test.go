@@ -1,5 +1,8 @@
 package conseq
 
+// The dynamic side on traced runs of small programs: what the recorder
+// stamps and follows, the condition evaluator, and the tester's park rules.
+
 import (
 	"testing"
 
@@ -40,7 +43,7 @@ worker: li     r2, 5
         exit
 `
 
-func TestReviewRMWReadsItsOwnWrite(t *testing.T) {
+func TestRMWReadNotFromItsOwnWrite(t *testing.T) {
 	p := asm(t, rmwSelfSrc)
 	a := analyze(t, p, Options{})
 	rec, _ := traceRun(t, a, Config{}, 1)
@@ -79,7 +82,7 @@ t2:     li     r3, 9
         exit
 `
 
-func TestReviewInvariantOtherWordNotRecorded(t *testing.T) {
+func TestInvariantOtherWordRecorded(t *testing.T) {
 	p := asm(t, invWatchSrc)
 	a := analyze(t, p, Options{})
 	ld := pcOf(t, p, "ld r1")
@@ -145,7 +148,7 @@ t1:     st     r0, y
         exit
 `
 
-func TestReviewEvaluatorReadsUnrecordedWords(t *testing.T) {
+func TestEvaluatorUnrecordedWordsUnknown(t *testing.T) {
 	p := asm(t, evalWatchSrc)
 	for _, md := range []int{4, 2} {
 		a := analyze(t, p, Options{MaxDistance: md})
@@ -191,7 +194,7 @@ nodly:  add    r3, r3, 1
         exit
 `
 
-func TestReviewTesterSecondRuleSkip(t *testing.T) {
+func TestTesterSecondRuleSkip(t *testing.T) {
 	p := asm(t, skipSrc)
 	a := analyze(t, p, Options{})
 	rec, scfg := traceRun(t, a, Config{}, 1)
@@ -256,7 +259,7 @@ handler: delay  100, 100
          exit
 `
 
-func TestReviewTesterHoldsWBeforeW(t *testing.T) {
+func TestTesterReleasesWritesBeforeW(t *testing.T) {
 	p := asm(t, loopHoldSrc)
 	a := analyze(t, p, Options{})
 	rec, scfg := traceRun(t, a, Config{}, 1)
@@ -313,7 +316,7 @@ t1:     delay  300, 300
         exit
 `
 
-func TestReviewEvaluatorFirstPassSafe(t *testing.T) {
+func TestEvaluatorSiteRevisited(t *testing.T) {
 	p := asm(t, evalLoopSrc)
 	a := analyze(t, p, Options{})
 	rec, _ := traceRun(t, a, Config{}, 1)

@@ -1,5 +1,9 @@
 package sim_test
 
+// How a run ends: the cycle and the thread a deadlock or a max_cycles hang
+// is charged to, cycle breakdowns that stay within the run, stall and park
+// timers cancelled when released, and the address a crash event carries.
+
 import (
 	"strings"
 	"testing"

@@ -13,13 +13,15 @@ import (
 	"weft/workloads"
 )
 
-// Review (cq-review2) tests: each failed on 8413ee9 (a helper's review).
+// What the ConSeq report says and how it scores its three detectors: the
+// MaxDistance comment, Atom's column across the traced runs, and one
+// scoring rule for ConSeq, Race and Atom. Each test failed on 8413ee9.
 
 // The MaxDistance comment's "Warning: a curve is not monotone" hangs on the
 // else of `len(partial) > 0`, not on `mono`: with --seeds 1 (no row can be
 // detected in only some runs) the report says both "Both curves are
 // monotone" and "Warning: a curve is not monotone".
-func TestReview2MaxDistanceWarningFollowsMonotonicity(t *testing.T) {
+func TestConseqMaxDistanceWarningFollowsMonotonicity(t *testing.T) {
 	r, err := runConseq(Env{Seeds: 1, Quick: true})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +88,7 @@ func cqRescore(t *testing.T) []cqRescored {
 // Atom's OO detection (seed 1 only; the other 4 runs exercise that very
 // W-W-R) and MySQL3's; the Atom column then depends on --seeds only
 // through the detector's own rule.
-func TestReview2AtomUnionRespectsObservedRule(t *testing.T) {
+func TestConseqAtomUnionRespectsObservedRule(t *testing.T) {
 	for _, rs := range cqRescore(t) {
 		for key := range rs.k.atom.keys {
 			if rs.observed[key] {
@@ -108,7 +110,7 @@ func TestReview2AtomUnionRespectsObservedRule(t *testing.T) {
 // ConSeq was scored "read @bug and (w' @bug or uninitialised)", Race and
 // Atom "any PC @bug", a mixed rule that decided the ConSeq-vs-Atom FP
 // comparison; the report now scores all three by one rule.
-func TestReview2ScoringRuleConsistent(t *testing.T) {
+func TestConseqScoringRuleConsistent(t *testing.T) {
 	all := func(pcs []int32, bug []int32) bool {
 		for _, pc := range pcs {
 			if !slices.Contains(bug, pc) {

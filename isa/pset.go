@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"slices"
 	"strings"
 )
@@ -164,7 +165,8 @@ func predProblem(p *Program, pc, pred int32) string {
 // PSet file layout constants.
 const (
 	psetMagic      = "WPST"
-	psetVersion    = 2
+	psetVersion    = 3
+	psetCRCBytes   = 4
 	psetHashBytes  = 8
 	psetHeaderSize = 4 + 1 + psetHashBytes + 4 + 4
 	psetEntryBytes = 4
@@ -217,8 +219,9 @@ func memInstrs(p *Program) []int32 {
 //
 //	offset  size   field
 //	0       4      magic "WPST"
-//	4       1      version (2; version 1 files, without the flags
-//	               byte, are read too)
+//	4       1      version (3; version 2 files, without the checksum,
+//	               and version 1 files, without the flags byte either,
+//	               are read too)
 //	5       8      program hash: the first 8 bytes of the SHA-256 of
 //	               Disassemble(p), the program the PCs belong to
 //	13      4      the program's instruction count (big-endian)
@@ -231,7 +234,9 @@ func memInstrs(p *Program) []int32 {
 //	                 10 one predecessor: one 4-byte entry
 //	                 11 more than one: a 1-byte count n, then n entries
 //	                    (chained past 255, below)
-//	last    1      flags (PSetFlags: bit 0, sync accesses left out)
+//	…       1      flags (PSetFlags: bit 0, sync accesses left out)
+//	last    4      CRC-32 (IEEE, big-endian) of every byte before it, so
+//	               a flipped bit or a cut anywhere is an error
 //
 // A memory instruction is one whose Op.TouchesMemory (loads, stores,
 // atomics, free and the sync instructions); nothing is stored for the
@@ -295,7 +300,8 @@ func EncodePSetsFlags(p *Program, s PSets, flags PSetFlags) ([]byte, error) {
 			}
 		}
 	}
-	return append(b, byte(flags)), nil
+	b = append(b, byte(flags))
+	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b)), nil
 }
 
 // psetEntry encodes a predecessor: library 0, byte offset PC × InstrBytes.
@@ -371,9 +377,13 @@ func DecodePSetsFlags(p *Program, name string, b []byte) (PSets, PSetFlags, erro
 	if b[4] == 1 {
 		return s, PSetUnrecorded, nil
 	}
-	f := PSetFlags(b[len(b)-1])
+	at := len(b) - 1
+	if b[4] >= 3 {
+		at -= psetCRCBytes
+	}
+	f := PSetFlags(b[at])
 	if f&^psetKnownFlags != 0 {
-		return nil, 0, &PSetsError{File: name, Offset: len(b) - 1, PC: -1, Msg: fmt.Sprintf("unknown flags %#x", uint8(f))}
+		return nil, 0, &PSetsError{File: name, Offset: at, PC: -1, Msg: fmt.Sprintf("unknown flags %#x", uint8(f))}
 	}
 	return s, f, nil
 }
@@ -386,8 +396,21 @@ func decodePSets(p *Program, name string, b []byte) (PSets, error) {
 	if string(b[:4]) != psetMagic {
 		return nil, d.fail(0, -1, "not a PSet file: magic %q, want %q", b[:4], psetMagic)
 	}
-	if b[4] != psetVersion && b[4] != 1 {
-		return nil, d.fail(4, -1, "unsupported version %d (want 1 or %d)", b[4], psetVersion)
+	if b[4] < 1 || b[4] > psetVersion {
+		return nil, d.fail(4, -1, "unsupported version %d (want 1 to %d)", b[4], psetVersion)
+	}
+	if b[4] >= 3 {
+		// The checksum covers everything before it: check it first, so a
+		// flipped bit is reported as what it is.
+		if err := d.need(psetHeaderSize+psetCRCBytes, -1, "the header and the checksum"); err != nil {
+			return nil, err
+		}
+		end := len(b) - psetCRCBytes
+		if want, got := binary.BigEndian.Uint32(b[end:]), crc32.ChecksumIEEE(b[:end]); want != got {
+			return nil, d.fail(end, -1, "checksum %08x, but the bytes before it sum to %08x: the file is corrupt or cut short", want, got)
+		}
+		d.b = b[:end]
+		b = d.b
 	}
 	h := psetHash(p)
 	fileHash := b[5 : 5+psetHashBytes]
@@ -502,8 +525,8 @@ type PSetSize struct {
 	PSetBytes int
 	// TypeBytes is the packed 2-bit types (⌈MemInstrs/4⌉ bytes).
 	TypeBytes int
-	// FileBytes is the whole encoded file: header, types, PSets and
-	// flags.
+	// FileBytes is the whole encoded file: header, types, PSets, flags
+	// and checksum.
 	FileBytes int
 	// CodeBytes is the program's code: InstrBytes per instruction.
 	CodeBytes int
@@ -568,6 +591,6 @@ func EncodedSize(p *Program, s PSets) (PSetSize, error) {
 		}
 		z.Sizes[n]++
 	}
-	z.FileBytes = psetHeaderSize + z.TypeBytes + z.PSetBytes + 1
+	z.FileBytes = psetHeaderSize + z.TypeBytes + z.PSetBytes + 1 + psetCRCBytes
 	return z, nil
 }

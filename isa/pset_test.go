@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"slices"
 	"strings"
 	"testing"
@@ -101,7 +102,8 @@ func TestPSetsRoundTrip(t *testing.T) {
 		}
 	}
 	b, _ := EncodePSets(p, psetSample())
-	if len(b) != 54 || b[23] != 2 || b[40] != 3 || binary.BigEndian.Uint32(b[49:]) != 6*InstrBytes || b[53] != 0 {
+	if len(b) != 58 || b[23] != 2 || b[40] != 3 || binary.BigEndian.Uint32(b[49:]) != 6*InstrBytes || b[53] != 0 ||
+		binary.BigEndian.Uint32(b[54:]) != crc32.ChecksumIEEE(b[:54]) {
 		t.Fatalf("layout: % x", b)
 	}
 	// A version 1 file (no flags byte) reads as flags 0; the flags
@@ -128,7 +130,7 @@ func TestPSetSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := PSetSize{MemInstrs: 6, Untested: 1, Null: 1, One: 2, Many: 2, Pairs: 7,
-		PSetBytes: 7*4 + 2, TypeBytes: 2, FileBytes: 54, CodeBytes: 8 * InstrBytes, Sizes: []int{1, 2, 1, 1}}
+		PSetBytes: 7*4 + 2, TypeBytes: 2, FileBytes: 58, CodeBytes: 8 * InstrBytes, Sizes: []int{1, 2, 1, 1}}
 	if fmt.Sprint(z) != fmt.Sprint(want) || !slices.Equal(z.Sizes, want.Sizes) {
 		t.Errorf("size\n%+v, want\n%+v", z, want)
 	}
@@ -165,7 +167,7 @@ func TestPSetsOverflow(t *testing.T) {
 			t.Fatal(err)
 		}
 		counts := n/255 + 1
-		if want := psetHeaderSize + 601/4 + 1 + counts + 4*n + 1; len(b) != want {
+		if want := psetHeaderSize + 601/4 + 1 + counts + 4*n + 1 + psetCRCBytes; len(b) != want {
 			t.Errorf("n=%d: %d bytes, want %d", n, len(b), want)
 		}
 		back, err := DecodePSets(p, "big.pset", b)
@@ -216,10 +218,14 @@ func TestPSetsValidate(t *testing.T) {
 // decoder checks.
 func TestDecodePSetsErrors(t *testing.T) {
 	p := psetAssemble(t, psetProg)
-	good, err := EncodePSets(p, psetSample())
+	sealed, err := EncodePSets(p, psetSample())
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The cases edit the bytes the checksum covers and seal them again, so
+	// that each reaches the check it is about (TestPSetChecksum flips and
+	// cuts sealed files); raw cases are not sealed again.
+	good := sealed[:len(sealed)-4]
 	put32 := func(off int, v uint32) func(b []byte) []byte {
 		return func(b []byte) []byte { binary.BigEndian.PutUint32(b[off:], v); return b }
 	}
@@ -233,34 +239,38 @@ func TestDecodePSetsErrors(t *testing.T) {
 		off  int
 		pc   int32
 		want string
+		raw  bool
 	}{
-		{"empty", cut(0), 0, -1, "truncated: the header needs 21 bytes, the file has 0 left"},
-		{"short header", cut(20), 0, -1, "the header needs 21 bytes, the file has 20 left"},
-		{"magic", set(0, 'X'), 0, -1, `not a PSet file: magic "XPST", want "WPST"`},
-		{"version", set(4, 9), 4, -1, "unsupported version 9 (want 1 or 2)"},
-		{"version 1 with flags", set(4, 1), 53, -1, "1 trailing bytes after the flags"},
-		{"flags", set(53, 0x82), 53, -1, "unknown flags 0x82"},
-		{"memory count", put32(17, 7), 17, -1, "the header counts 7 memory instructions, the program has 6"},
-		{"types", cut(22), 21, -1, "truncated: the types of 6 memory instructions needs 2 bytes, the file has 1 left"},
-		{"padding", set(22, 0b00_11_0001), 22, -1, "nonzero padding bits after the last type (byte 0x31)"},
-		{"count", cut(23), 23, 0, "PSet of pc 0 (ld r1, x): truncated: a count needs 1 bytes, the file has 0 left"},
-		{"entry", cut(30), 28, 0, "PSet of pc 0 (ld r1, x): truncated: an entry needs 4 bytes, the file has 2 left"},
-		{"last entry", cut(52), 49, 6, "PSet of pc 6 (fadd r4, y, 1): truncated: an entry needs 4 bytes"},
-		{"count 1", set(23, 1), 23, 0, "PSet of pc 0 (ld r1, x): type 11 (many) with count 1, want at least 2"},
-		{"count 0", set(40, 0), 40, 6, "PSet of pc 6 (fadd r4, y, 1): type 11 (many) with count 0, want at least 2"},
-		{"library", put32(32, 3<<28), 32, 1, "PSet of pc 1 (st r1, x): entry 0x30000000 names library 3; the program is library 0"},
-		{"misaligned", put32(36, 5*4+2), 36, 4, "PSet of pc 4 (lock l): entry 0x00000016 names byte offset 22, not an instruction boundary"},
-		{"outside", put32(32, 8*4), 32, 1, "PSet of pc 1 (st r1, x): entry 0x00000020: predecessor pc 8 is outside the program (8 instructions)"},
-		{"far outside", put32(32, 0x0ffffffc), 32, 1, "predecessor pc 67108863 is outside the program"},
-		{"not memory", put32(36, 2*4), 36, 4, "PSet of pc 4 (lock l): entry 0x00000008: predecessor pc 2 (add r2, r1, 1) is not a memory instruction"},
-		{"load after load", put32(24, 3*4), 24, 0, "PSet of pc 0 (ld r1, x): entry 0x0000000c: predecessor pc 3 (ld r3, y) is a load, and a load never precedes a load"},
-		{"repeated", put32(45, 0), 45, 6, "PSet of pc 6 (fadd r4, y, 1): entry 0x00000000 names pc 0 again, after pc 0: entries must ascend"},
-		{"descending", put32(49, 1*4), 49, 6, "names pc 1 after pc 3: entries must ascend"},
-		{"trailing", func(b []byte) []byte { return append(b, 0, 0) }, 54, -1, "2 trailing bytes after the flags"},
-		{"no flags", cut(53), 53, -1, "truncated: the flags needs 1 bytes, the file has 0 left"},
-		{"type changed", set(21, 0b11_10_01_11), 36, 4, "PSet of pc 4 (lock l): type 11 (many) with count 0"}, // its entry's first byte is the count
+		{"empty", cut(0), 0, -1, "truncated: the header needs 21 bytes, the file has 0 left", true},
+		{"short header", cut(20), 0, -1, "the header needs 21 bytes, the file has 20 left", true},
+		{"magic", set(0, 'X'), 0, -1, `not a PSet file: magic "XPST", want "WPST"`, false},
+		{"version", set(4, 9), 4, -1, "unsupported version 9 (want 1 to 3)", false},
+		{"version 1 with flags", set(4, 1), 53, -1, "1 trailing bytes after the flags", true},
+		{"flags", set(53, 0x82), 53, -1, "unknown flags 0x82", false},
+		{"memory count", put32(17, 7), 17, -1, "the header counts 7 memory instructions, the program has 6", false},
+		{"types", cut(22), 21, -1, "truncated: the types of 6 memory instructions needs 2 bytes, the file has 1 left", false},
+		{"padding", set(22, 0b00_11_0001), 22, -1, "nonzero padding bits after the last type (byte 0x31)", false},
+		{"count", cut(23), 23, 0, "PSet of pc 0 (ld r1, x): truncated: a count needs 1 bytes, the file has 0 left", false},
+		{"entry", cut(30), 28, 0, "PSet of pc 0 (ld r1, x): truncated: an entry needs 4 bytes, the file has 2 left", false},
+		{"last entry", cut(52), 49, 6, "PSet of pc 6 (fadd r4, y, 1): truncated: an entry needs 4 bytes", false},
+		{"count 1", set(23, 1), 23, 0, "PSet of pc 0 (ld r1, x): type 11 (many) with count 1, want at least 2", false},
+		{"count 0", set(40, 0), 40, 6, "PSet of pc 6 (fadd r4, y, 1): type 11 (many) with count 0, want at least 2", false},
+		{"library", put32(32, 3<<28), 32, 1, "PSet of pc 1 (st r1, x): entry 0x30000000 names library 3; the program is library 0", false},
+		{"misaligned", put32(36, 5*4+2), 36, 4, "PSet of pc 4 (lock l): entry 0x00000016 names byte offset 22, not an instruction boundary", false},
+		{"outside", put32(32, 8*4), 32, 1, "PSet of pc 1 (st r1, x): entry 0x00000020: predecessor pc 8 is outside the program (8 instructions)", false},
+		{"far outside", put32(32, 0x0ffffffc), 32, 1, "predecessor pc 67108863 is outside the program", false},
+		{"not memory", put32(36, 2*4), 36, 4, "PSet of pc 4 (lock l): entry 0x00000008: predecessor pc 2 (add r2, r1, 1) is not a memory instruction", false},
+		{"load after load", put32(24, 3*4), 24, 0, "PSet of pc 0 (ld r1, x): entry 0x0000000c: predecessor pc 3 (ld r3, y) is a load, and a load never precedes a load", false},
+		{"repeated", put32(45, 0), 45, 6, "PSet of pc 6 (fadd r4, y, 1): entry 0x00000000 names pc 0 again, after pc 0: entries must ascend", false},
+		{"descending", put32(49, 1*4), 49, 6, "names pc 1 after pc 3: entries must ascend", false},
+		{"trailing", func(b []byte) []byte { return append(b, 0, 0) }, 54, -1, "2 trailing bytes after the flags", false},
+		{"no flags", cut(53), 53, -1, "truncated: the flags needs 1 bytes, the file has 0 left", false},
+		{"type changed", set(21, 0b11_10_01_11), 36, 4, "PSet of pc 4 (lock l): type 11 (many) with count 0", false}, // its entry's first byte is the count
 	} {
 		b := tc.edit(slices.Clone(good))
+		if !tc.raw {
+			b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+		}
 		_, err := DecodePSets(p, "bad.pset", b)
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)
@@ -357,4 +367,32 @@ func FuzzDecodePSets(f *testing.F) {
 			t.Fatalf("decoded PSets re-encode differently: %v", err)
 		}
 	})
+}
+
+// TestPSetChecksum rejects every single-bit flip and every cut of a PSet
+// file, naming the file, and still reads a version 2 file (no checksum).
+func TestPSetChecksum(t *testing.T) {
+	p := psetAssemble(t, psetProg)
+	good, err := EncodePSetsFlags(p, psetSample(), PSetNoSync)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range len(good) * 8 {
+		b := slices.Clone(good)
+		b[i/8] ^= 1 << (i % 8)
+		if _, _, err := DecodePSetsFlags(p, "flip.pset", b); err == nil || !strings.HasPrefix(err.Error(), "flip.pset") {
+			t.Errorf("bit %d of byte %d flipped: %v", i%8, i/8, err)
+		}
+	}
+	for n := range len(good) {
+		if _, _, err := DecodePSetsFlags(p, "cut.pset", good[:n]); err == nil {
+			t.Errorf("cut to %d of %d bytes: accepted", n, len(good))
+		}
+	}
+	v2 := slices.Clone(good[:len(good)-4])
+	v2[4] = 2
+	s, flags, err := DecodePSetsFlags(p, "v2.pset", v2)
+	if err != nil || !s.Equal(psetSample()) || flags != PSetNoSync {
+		t.Errorf("version 2 file: %v, flags %v", err, flags)
+	}
 }

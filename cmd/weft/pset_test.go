@@ -57,7 +57,7 @@ func TestPSetTrainShowCheck(t *testing.T) {
 	// A version 1 file (no flags byte) records neither: --ignore-sync
 	// decides, with no error.
 	v1data, _ := os.ReadFile(nosync)
-	v1data = v1data[:len(v1data)-1]
+	v1data = v1data[:len(v1data)-5] // no checksum (4 bytes), no flags (1)
 	v1data[4] = 1
 	v1 := filepath.Join(dir, "v1.pset")
 	os.WriteFile(v1, v1data, 0o644)

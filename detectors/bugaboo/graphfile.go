@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"strconv"
 	"strings"
@@ -14,7 +15,7 @@ import (
 )
 
 // graphMagic is a graph file's first line.
-const graphMagic = "# weft bugaboo graph v2"
+const graphMagic = "# weft bugaboo graph v3"
 
 // GraphHeader says what a graph file holds: which program's PCs, which
 // detector built it in which context encoding, and the run it came from.
@@ -44,9 +45,12 @@ func ProgramHash(p *isa.Program) string {
 // WriteGraph writes g as a graph file: the header (its program line is
 // "program HASH NAME", the name running to the line's end), then one line per edge
 // in edge order, "edge SRCPC SRCCTX DSTPC DSTCTX COUNT" (SRCPC "null" for
-// the NULL source).
+// the NULL source), then "end EDGES CRC": the number of edge lines and the
+// CRC-32 (IEEE, 8 hex digits) of every byte before the end line, so a file
+// cut short or changed anywhere is an error when read.
 func WriteGraph(w io.Writer, h GraphHeader, g *Graph) error {
-	bw := bufio.NewWriter(w)
+	sum := crc32.NewIEEE()
+	bw := bufio.NewWriter(io.MultiWriter(w, sum))
 	enc := "2bit"
 	if h.Encoding.DistinctEmpty {
 		enc = "3bit"
@@ -60,27 +64,65 @@ func WriteGraph(w io.Writer, h GraphHeader, g *Graph) error {
 		}
 		fmt.Fprintf(bw, "edge %s %d %d %d %d\n", src, e.Src.Ctx, e.Dst.PC, e.Dst.Ctx, n)
 	})
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "end %d %08x\n", g.EdgeCount(), sum.Sum32())
+	return err
 }
 
 // ReadGraph reads a graph file; name is used in errors, which give the
-// line. It checks the file's form, not its program (Check does).
+// line. It checks the file's form and its end line (the edge count and
+// checksum: a file cut short, even at a line boundary, or changed is an
+// error), not its program (Check does).
 func ReadGraph(name string, r io.Reader) (GraphHeader, *Graph, error) {
 	var h GraphHeader
 	g := NewGraph()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	line := 0
+	br := bufio.NewReader(r)
+	sum := crc32.NewIEEE()
+	line, edges := 0, 0
+	ended := false
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, args...))
 	}
 	seen := map[string]bool{}
-	for sc.Scan() {
+	for {
+		raw, rerr := br.ReadBytes('\n')
+		if len(raw) == 0 && rerr != nil {
+			if rerr != io.EOF {
+				return h, nil, fmt.Errorf("%s: %w", name, rerr)
+			}
+			break
+		}
 		line++
-		text := strings.TrimSpace(sc.Text())
+		text := strings.TrimSpace(string(raw))
+		if ended {
+			if text != "" {
+				return h, nil, bad("a line after the end line")
+			}
+			continue
+		}
+		if strings.HasPrefix(text, "end ") || text == "end" {
+			f := strings.Fields(text)
+			if len(f) != 3 {
+				return h, nil, bad("end takes 2 fields (the edge count and the checksum), got %d", len(f)-1)
+			}
+			if n, err := strconv.Atoi(f[1]); err != nil || n != edges {
+				return h, nil, bad("the end line counts %s edges, the file has %d: the file is cut short or changed", f[1], edges)
+			}
+			if want := fmt.Sprintf("%08x", sum.Sum32()); f[2] != want {
+				return h, nil, bad("checksum %s, but the lines before it sum to %s: the file is corrupt", f[2], want)
+			}
+			if string(raw) != text+"\n" || text != fmt.Sprintf("end %d %s", edges, f[2]) {
+				return h, nil, bad("the end line is not %q followed by a newline: the file is cut short or changed", fmt.Sprintf("end %d %s", edges, f[2]))
+			}
+			ended = true
+			continue
+		}
+		sum.Write(raw)
 		if line == 1 {
-			if text == "# weft bugaboo graph v1" {
-				return h, nil, bad("a graph file of an older weft (v1; this one reads v2): write it again with weft run --graphs")
+			if text == "# weft bugaboo graph v1" || text == "# weft bugaboo graph v2" {
+				return h, nil, bad("a graph file of an older weft (%s; this one reads v3): write it again with weft run --graphs", text[len(text)-2:])
 			}
 			if text != graphMagic {
 				return h, nil, bad("not a weft graph file (want %q as its first line)", graphMagic)
@@ -132,6 +174,7 @@ func ReadGraph(name string, r io.Reader) (GraphHeader, *Graph, error) {
 		case "outcome":
 			h.Outcome, err = core.ParseOutcome(f[1])
 		case "edge":
+			edges++
 			var e Edge
 			var cnt uint64
 			e, cnt, err = parseEdge(f[1:], h.Encoding)
@@ -143,16 +186,16 @@ func ReadGraph(name string, r io.Reader) (GraphHeader, *Graph, error) {
 			return h, nil, bad("%s: %v", key, err)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return h, nil, fmt.Errorf("%s: %w", name, err)
-	}
 	if line == 0 {
 		return h, nil, fmt.Errorf("%s: empty file", name)
 	}
-	for _, k := range []string{"program", "detector", "context", "outcome"} {
+	for _, k := range []string{"program", "detector", "context", "seed", "outcome"} {
 		if !seen[k] {
 			return h, nil, fmt.Errorf("%s: no %s line", name, k)
 		}
+	}
+	if !ended {
+		return h, nil, fmt.Errorf("%s: no end line: the file is cut short", name)
 	}
 	return h, g, nil
 }

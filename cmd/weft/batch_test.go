@@ -218,10 +218,23 @@ func TestRunInterruptKeepsFinishedRuns(t *testing.T) {
 		t.Errorf("summary of an interrupted batch:\n%s", sum)
 	}
 
-	// A later complete batch replaces the partial file with runs.jsonl.
+	// A later batch into the same directory is refused: it would delete
+	// the interrupted batch's runs, which stay as they were.
+	before, _ := os.ReadFile(partial)
+	_, stderr, code = weft(t, append(base, "--runs", "2")...)
+	if code != 1 || !strings.Contains(stderr, "holds "+partial) || !strings.Contains(stderr, "move it away or delete it") {
+		t.Errorf("a batch into a directory with a partial batch: exit %d, %s", code, stderr)
+	}
+	if after, err := os.ReadFile(partial); err != nil || !bytes.Equal(before, after) {
+		t.Errorf("the refused batch changed %s (%v)", partial, err)
+	}
+	// Once it is moved away, a complete batch writes runs.jsonl.
+	if err := os.Rename(partial, partial+".kept"); err != nil {
+		t.Fatal(err)
+	}
 	mustWeft(t, append(base, "--runs", "2")...)
-	if _, err := os.Stat(partial); !os.IsNotExist(err) {
-		t.Errorf("runs.partial.jsonl left beside a complete batch: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, "runs.jsonl")); err != nil {
+		t.Errorf("no runs.jsonl after the partial batch was moved away: %v", err)
 	}
 }
 

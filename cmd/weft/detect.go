@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"weft/analysis"
+	"weft/core"
 	"weft/isa"
 	"weft/sim"
 )
@@ -49,10 +51,12 @@ trace did not record is an error, and so is a trace without RunEnd (the
 run's outcome, which the record and the learners need). Detectors that learn across runs (avio)
 analyse the one run: a failing run is checked against no training.
 
-With --json it prints one JSON object: workload, seed, outcome (with its
-PC and thread), cycles, cores, config hash and findings, as 'weft run
---json --detectors' prints them; the statistics a trace does not hold are
-zero.`)
+With --json it prints one JSON object with what the trace holds:
+trace, workload, seed, outcome (with its PC and thread), cycles, cores,
+config hash, findings (as 'weft run --json --detectors' prints them) and
+the findings report (what the learners concluded). What a trace does not
+hold — instructions, statistics, the outcome's message, the weft version
+that made the run — is left out, never printed as zero.`)
 	var det detectorFlag
 	fs.Var(&det, "detectors", "detectors to run (`NAME,...`; weft list --detectors)")
 	asJSON := fs.Bool("json", false, "print one JSON object with the findings")
@@ -70,18 +74,34 @@ zero.`)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		lines, err := jsonLines([]sim.Result{r})
-		if err != nil {
-			return err
-		}
-		_, err = e.stdout.Write(lines)
-		return err
-	}
-	fmt.Fprintf(e.stdout, "trace %s: %s seed %d, %s\n", pos[0], r.Workload, r.Seed, r.Outcome)
 	fsum := det.suite.NewSummary()
 	fsum.Add(0, r)
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(detectRecord{Trace: pos[0], Workload: r.Workload, Seed: r.Seed, Outcome: r.Outcome,
+			OutcomePC: r.OutcomePC, OutcomeThread: r.OutcomeThread, Cycles: r.Cycles, Cores: r.Cores,
+			ConfigHash: r.ConfigHash, Findings: r.Findings, Report: fsum.Report()})
+	}
+	fmt.Fprintf(e.stdout, "trace %s: %s seed %d, %s\n", pos[0], r.Workload, r.Seed, r.Outcome)
 	return fsum.Report().WriteText(e.stdout)
+}
+
+// detectRecord is `weft detect --json`'s object: what a trace holds, the
+// findings, and the findings report. It has no field for what a trace
+// does not record.
+type detectRecord struct {
+	Trace         string           `json:"trace"`
+	Workload      string           `json:"workload"`
+	Seed          uint64           `json:"seed"`
+	Outcome       core.OutcomeKind `json:"outcome"`
+	OutcomePC     int32            `json:"outcome_pc"`
+	OutcomeThread int32            `json:"outcome_thread"`
+	Cycles        uint64           `json:"cycles"`
+	Cores         int              `json:"cores"`
+	ConfigHash    string           `json:"config_hash"`
+	Findings      sim.Findings     `json:"findings"`
+	Report        *analysis.Report `json:"report"`
 }
 
 // runOptions adds statistics groups to a run's detector options.

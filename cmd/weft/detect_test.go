@@ -360,3 +360,36 @@ func TestPSetAcrossBatch(t *testing.T) {
 		t.Errorf("pset across the batch:\n%s", batch)
 	}
 }
+
+// detect --json leaves out what a trace does not hold (instructions,
+// statistics, the outcome's message, the weft version) instead of
+// printing zeros, and carries the findings report.
+func TestDetectJSONOnlyWhatTheTraceHolds(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "t.wtr")
+	mustWeft(t, "trace", "-w", "counter-race", "--seed", "2", "-o", trace)
+	out, _ := mustWeft(t, "detect", trace, "--detectors", "hb,avio", "--json")
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, k := range []string{"instructions", "stats", "weft_version", "outcome_msg", "thread_instructions", "cycle_breakdown"} {
+		if _, ok := m[k]; ok {
+			t.Errorf("detect --json has %q, which a trace does not hold", k)
+		}
+	}
+	for _, k := range []string{"trace", "workload", "seed", "outcome", "cycles", "config_hash", "findings", "report"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("detect --json lacks %q", k)
+		}
+	}
+	var rep struct {
+		Runs      int `json:"runs"`
+		Detectors []struct {
+			Name    string          `json:"name"`
+			Learned json.RawMessage `json:"learned"`
+		} `json:"detectors"`
+	}
+	if err := json.Unmarshal(m["report"], &rep); err != nil || rep.Runs != 1 || len(rep.Detectors) != 2 || rep.Detectors[1].Name != "avio" || len(rep.Detectors[1].Learned) == 0 {
+		t.Errorf("report %s: %v", m["report"], err)
+	}
+}

@@ -70,7 +70,9 @@ the batch.
 Ctrl-C (or SIGTERM) stops a batch after the runs in flight: the runs
 finished before the first unfinished one are printed (or summarised) and,
 with --out, written to DIR/runs.partial.jsonl instead of runs.jsonl; a
-note on stderr says how many. A second Ctrl-C kills at once.
+note on stderr says how many. A second Ctrl-C kills at once. A later
+batch into a DIR holding runs.partial.jsonl is refused until it is moved
+away or deleted: no batch deletes another's runs.
 
 The exit status is 0 whatever the programs' outcomes; 1 for bad input or
 an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
@@ -291,9 +293,18 @@ type outDir struct {
 	done bool
 }
 
-// createOutDir creates dir if needed and starts its runs file.
+// createOutDir creates dir if needed and starts its runs file. A dir
+// holding the runs.partial.jsonl of an interrupted batch is refused: a
+// batch never deletes another's runs.
 func createOutDir(dir string) (*outDir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	partial := filepath.Join(dir, partialRunsFile)
+	if data, err := os.ReadFile(partial); err == nil {
+		return nil, fmt.Errorf("--out %s holds %s, the %s an interrupted batch finished (its config is %s): move it away or delete it first, or write this batch to another --out DIR",
+			dir, partial, plural(bytes.Count(data, []byte("\n")), "run"), filepath.Join(dir, "config.toml"))
+	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	f, err := atomicfile.Create(filepath.Join(dir, runsFile))

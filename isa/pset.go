@@ -514,25 +514,28 @@ func (d *psetDecoder) entry(pc int32, prev []int32) (int32, error) {
 // Table 4 (binary size increase) and Figure 9 (PSet sizes).
 type PSetSize struct {
 	// MemInstrs is the number of static memory instructions.
-	MemInstrs int
+	MemInstrs int `json:"mem_instrs"`
 	// Untested, Null, One and Many count the memory instructions of each
 	// type.
-	Untested, Null, One, Many int
+	Untested int `json:"untested"`
+	Null     int `json:"null"`
+	One      int `json:"one"`
+	Many     int `json:"many"`
 	// Pairs is the number of (predecessor, instruction) pairs.
-	Pairs int
+	Pairs int `json:"pairs"`
 	// PSetBytes is the paper's accounting: count bytes plus 4 bytes per
 	// entry (the type bits are free, in spare opcode bits).
-	PSetBytes int
+	PSetBytes int `json:"pset_bytes"`
 	// TypeBytes is the packed 2-bit types (⌈MemInstrs/4⌉ bytes).
-	TypeBytes int
+	TypeBytes int `json:"type_bytes"`
 	// FileBytes is the whole encoded file: header, types, PSets, flags
 	// and checksum.
-	FileBytes int
+	FileBytes int `json:"file_bytes"`
 	// CodeBytes is the program's code: InstrBytes per instruction.
-	CodeBytes int
+	CodeBytes int `json:"code_bytes"`
 	// Sizes[k] is the number of tested memory instructions with k
 	// predecessors (Figure 9's histogram).
-	Sizes []int
+	Sizes []int `json:"sizes"`
 }
 
 // BytesPerPair is PSetBytes per pair (0 without pairs); the paper's

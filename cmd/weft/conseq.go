@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"weft/analysis"
@@ -37,6 +38,7 @@ adds each as an INV site.`)
 	test := fs.Bool("test", false, "run the tester on every report")
 	ninv := fs.Int("invariants", -1, "learn INV sites from `N` passing training runs (0: none; default: conseq.invariant_runs)")
 	timeout := fs.Uint64("timeout", 0, "the tester's park timeout in `CYCLES` (default: conseq.test_timeout_cycles)")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object instead of text")
 	pos, err := fs.parse(e, args)
 	if err != nil {
 		return err
@@ -99,6 +101,10 @@ adds each as an INV site.`)
 	cfg.Base = *base
 	q := tg.cfg.ConSeq
 	w := e.stdout
+	var js *conseqJSON
+	if *asJSON {
+		w, js = io.Discard, &conseqJSON{Program: tg.prog.Name, Reports: []conseqReportJSON{}}
+	}
 	a, err := conseq.Analyze(tg.prog, cfg.Options)
 	if err != nil {
 		return err
@@ -111,8 +117,19 @@ adds each as an INV site.`)
 	fmt.Fprintf(w, "%s: %d failure sites (OUT %d, ASS %d, ERR %d, LOOP %d), %d critical reads at max distance %d (%s model)\n",
 		tg.prog.Name, len(a.Sites), perKind[conseq.OUT], perKind[conseq.ASS], perKind[conseq.ERR], perKind[conseq.LOOP],
 		nreads, a.Options.MaxDistance, a.Options.Model)
+	if js != nil {
+		js.Sites = map[string]int{}
+		for k := conseq.Kind(0); k < conseq.NumKinds; k++ {
+			js.Sites[k.String()] = perKind[k]
+		}
+		js.CriticalReads, js.MaxDistance, js.Model = nreads, a.Options.MaxDistance, a.Options.Model.String()
+	}
 	if a.Empty != "" && !cfg.Base && q.InvariantRuns == 0 {
 		fmt.Fprintf(w, "nothing to analyse: %s\n", a.Empty)
+		if js != nil {
+			js.Empty = a.Empty
+			return writeJSON(e.stdout, js)
+		}
 		return nil
 	}
 	seed := tg.cfg.Sim.Seed
@@ -132,6 +149,9 @@ adds each as an INV site.`)
 			break
 		}
 		fmt.Fprintf(w, "seed %d fails (%s: %s): not traced\n", seed, res.Outcome, res.OutcomeMsg)
+		if js != nil {
+			js.FailingSeeds = append(js.FailingSeeds, seed)
+		}
 		seed++
 	}
 	if seed != first {
@@ -152,6 +172,9 @@ adds each as an INV site.`)
 			trainer.EndRun(r.Outcome == core.Pass)
 		}
 		cfg.Invariants = trainer.Invariants()
+		if js != nil {
+			js.Invariants = len(cfg.Invariants)
+		}
 		fmt.Fprintf(w, "invariants: %d from %d passing training runs (seeds from %d)\n", len(cfg.Invariants), ninv, seed+1)
 		// The traced run must record the invariants' reads too.
 		rec = a.NewTraceRecorder(cfg)
@@ -164,6 +187,11 @@ adds each as an INV site.`)
 	fmt.Fprintf(w, "trace of seed %d: %d access records, %d sync records, %d bytes; %d critical-read executions analysed; %d spin-flag loops recognised\n",
 		seed, st.Records, st.SyncRecords, st.Bytes, out.CriticalExecs, out.SpinLoops)
 	fmt.Fprintf(w, "suspicious interleavings: %d\n", len(out.Reports))
+	if js != nil {
+		js.TracedSeed = seed
+		js.Trace = conseqTraceJSON{Records: st.Records, SyncRecords: st.SyncRecords, Bytes: st.Bytes,
+			CriticalExecs: out.CriticalExecs, SpinLoops: out.SpinLoops}
+	}
 	var tr *conseq.Tester
 	if *test {
 		if tr, err = conseq.NewTester(sim.Runner{Config: tg.cfg, Program: tg.prog}, tg.prog, seed, rec); err != nil {
@@ -174,6 +202,10 @@ adds each as an INV site.`)
 	verdicts := map[string]int{}
 	for i, r := range out.Reports {
 		fmt.Fprintf(w, "%3d. %s\n", i+1, a.Describe(r))
+		if js != nil {
+			js.Reports = append(js.Reports, conseqReportJSON{Report: i + 1, Site: r.Site.Kind.String(), SitePC: r.Site.PC,
+				ReadPC: r.R.PC, AltWritePC: r.Alt.PC, Addr: r.Addr, Distance: r.Distance, Description: a.Describe(r)})
+		}
 		if tr == nil {
 			continue
 		}
@@ -186,10 +218,76 @@ adds each as an INV site.`)
 		for _, p := range tres.Points {
 			fmt.Fprintf(w, "       park %s\n", p)
 		}
+		if js != nil {
+			t := &conseqTestJSON{Verdict: tres.Verdict(), Outcome: tres.Outcome, OutcomePC: tres.OutcomePC, OutcomeMsg: tres.OutcomeMsg,
+				OutputsDiffer: tres.OutputsDiffer, Describe: tres.Describe()}
+			for _, p := range tres.Points {
+				t.Parks = append(t.Parks, p.String())
+			}
+			js.Reports[i].Tester = t
+		}
 	}
 	if tr != nil {
 		fmt.Fprintf(w, "tester: %d bug, %d failed (not as forced), %d pruned, %d not forced (seed %d, timeout %d cycles)\n",
 			verdicts["bug"], verdicts["failed (not as forced)"], verdicts["pruned"], verdicts["not forced"], seed, q.TestTimeoutCycles)
+		if js != nil {
+			js.Verdicts = verdicts
+		}
+	}
+	if js != nil {
+		return writeJSON(e.stdout, js)
 	}
 	return nil
+}
+
+// conseqJSON is `weft conseq --json`'s object.
+type conseqJSON struct {
+	Program string `json:"program"`
+	// Sites counts the failure sites by kind (OUT, ASS, ERR, LOOP, INV).
+	Sites         map[string]int `json:"sites"`
+	CriticalReads int            `json:"critical_reads"`
+	MaxDistance   int            `json:"max_distance"`
+	Model         string         `json:"model"`
+	// Empty says why there is nothing to analyse ("" when there is).
+	Empty        string             `json:"empty,omitempty"`
+	FailingSeeds []uint64           `json:"failing_seeds,omitempty"`
+	TracedSeed   uint64             `json:"traced_seed,omitempty"`
+	Invariants   int                `json:"invariants,omitempty"`
+	Trace        conseqTraceJSON    `json:"trace"`
+	Reports      []conseqReportJSON `json:"reports"`
+	// Verdicts counts the tester's verdicts (--test only).
+	Verdicts map[string]int `json:"verdicts,omitempty"`
+}
+
+// conseqTraceJSON is the traced run's trace.
+type conseqTraceJSON struct {
+	Records       uint64 `json:"records"`
+	SyncRecords   uint64 `json:"sync_records"`
+	Bytes         uint64 `json:"bytes"`
+	CriticalExecs int    `json:"critical_execs"`
+	SpinLoops     int    `json:"spin_loops"`
+}
+
+// conseqReportJSON is one suspicious interleaving.
+type conseqReportJSON struct {
+	Report      int             `json:"report"`
+	Site        string          `json:"site"`
+	SitePC      int32           `json:"site_pc"`
+	ReadPC      int32           `json:"read_pc"`
+	AltWritePC  int32           `json:"alt_write_pc"`
+	Addr        uint64          `json:"addr"`
+	Distance    int             `json:"distance"`
+	Description string          `json:"description"`
+	Tester      *conseqTestJSON `json:"tester,omitempty"`
+}
+
+// conseqTestJSON is the tester's verdict on a report.
+type conseqTestJSON struct {
+	Verdict       string           `json:"verdict"`
+	Outcome       core.OutcomeKind `json:"outcome"`
+	OutcomePC     int32            `json:"outcome_pc"`
+	OutcomeMsg    string           `json:"outcome_msg"`
+	OutputsDiffer bool             `json:"outputs_differ"`
+	Describe      string           `json:"describe"`
+	Parks         []string         `json:"parks"`
 }

@@ -393,3 +393,71 @@ func TestDetectJSONOnlyWhatTheTraceHolds(t *testing.T) {
 		t.Errorf("report %s: %v", m["report"], err)
 	}
 }
+
+// run --out writes the batch's summary as JSON: the outcome counts as the
+// runs have them, the statistics, and the detectors' findings report with
+// what the learners concluded across the batch.
+func TestRunSummaryJSON(t *testing.T) {
+	dir := t.TempDir()
+	mustWeft(t, "run", "-w", "counter-race", "--runs", "8", "--detectors", "hb,avio,bbsw", "--out", dir, "--quiet")
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Workload string `json:"workload"`
+		Runs     int    `json:"runs"`
+		Outcomes []struct {
+			Outcome string `json:"outcome"`
+			Count   int    `json:"count"`
+		} `json:"outcomes"`
+		Stats []struct {
+			Name string  `json:"name"`
+			Mean float64 `json:"mean"`
+		} `json:"stats"`
+		Findings struct {
+			Runs      int `json:"runs"`
+			Detectors []struct {
+				Name     string            `json:"name"`
+				Findings []json.RawMessage `json:"findings"`
+				Learned  *struct {
+					Summary   string            `json:"summary"`
+					BatchWide bool              `json:"batch_wide"`
+					Findings  []json.RawMessage `json:"findings"`
+				} `json:"learned"`
+			} `json:"detectors"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatalf("summary.json does not parse: %v\n%s", err, data)
+	}
+	lines, _ := os.ReadFile(filepath.Join(dir, "runs.jsonl"))
+	count := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(string(lines)), "\n") {
+		var r struct {
+			Outcome string `json:"outcome"`
+		}
+		json.Unmarshal([]byte(l), &r)
+		count[r.Outcome]++
+	}
+	total := 0
+	for _, o := range s.Outcomes {
+		total += o.Count
+		if count[o.Outcome] != o.Count {
+			t.Errorf("%s: %d in summary.json, %d in runs.jsonl", o.Outcome, o.Count, count[o.Outcome])
+		}
+	}
+	if s.Workload != "counter-race" || s.Runs != 8 || total != 8 || s.Findings.Runs != 8 || len(s.Findings.Detectors) != 3 || len(s.Stats) == 0 {
+		t.Fatalf("summary.json: %s", data)
+	}
+	hb, av, bb := s.Findings.Detectors[0], s.Findings.Detectors[1], s.Findings.Detectors[2]
+	if hb.Name != "hb" || len(hb.Findings) == 0 || hb.Learned != nil {
+		t.Errorf("hb: %+v", hb)
+	}
+	if av.Learned == nil || !strings.Contains(av.Learned.Summary, "trained on") || av.Learned.BatchWide {
+		t.Errorf("avio's learned findings: %+v", av.Learned)
+	}
+	if bb.Learned == nil || !bb.Learned.BatchWide || len(bb.Learned.Findings) == 0 {
+		t.Errorf("bbsw's ranking: %+v", bb.Learned)
+	}
+}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
+	"weft/core"
 	"weft/detectors/infer"
 	"weft/sim"
 )
@@ -24,6 +26,7 @@ schedule that reproduce it.`)
 	window := fs.Int("window", infer.DefaultWindowEvents, "sync events per analysis `window` (at least 1)")
 	bound := fs.Int("bound", 1, "counterexamples per object and window (`N`; 0: no bound)")
 	states := fs.Int("states", infer.DefaultSearchOptions().StateLimit, "states one check may explore (`N`; 0: no limit)")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object instead of text")
 	pos, err := fs.parse(e, args)
 	if err != nil {
 		return err
@@ -52,6 +55,11 @@ schedule that reproduce it.`)
 		return fmt.Errorf("infer: %s seed %d: %w", tg.prog.Name, seed, err)
 	}
 	w := e.stdout
+	var js *inferJSON
+	if *asJSON {
+		w, js = io.Discard, &inferJSON{Program: tg.prog.Name, Seed: seed, Outcome: r.Outcome, Candidates: []inferCandidateJSON{},
+			Counterexamples: []inferCexJSON{}}
+	}
 	st := a.Trace.Stats
 	fmt.Fprintf(w, "trace of %s, seed %d (%s): %d events captured, %d after reduction, %d sync (%.1f%%); %d shared objects, %d windows\n",
 		tg.prog.Name, seed, r.Outcome, st.Captured(), st.Reduced(), st.Sync, 100*st.SyncFraction(), len(a.Objects), len(a.Windows))
@@ -63,10 +71,18 @@ schedule that reproduce it.`)
 			how = "already racing in this run"
 		}
 		fmt.Fprintf(w, "  %s (%d words): %d unordered pairs, %s\n", tg.prog.DescribeAddr(o.Addr), o.Words, len(c.Pairs), how)
+		if js != nil {
+			js.Candidates = append(js.Candidates, inferCandidateJSON{Object: tg.prog.DescribeAddr(o.Addr), Addr: o.Addr, Words: o.Words,
+				Pairs: len(c.Pairs), Observed: c.Observed()})
+		}
 	}
 	cex, sst, err := a.Search(infer.SearchOptions{Bound: *bound, StateLimit: *states})
 	if err != nil {
 		return err
+	}
+	if js != nil {
+		js.Events, js.Reduced, js.SyncEvents, js.Objects, js.Windows = st.Captured(), st.Reduced(), st.Sync, len(a.Objects), len(a.Windows)
+		js.Checks, js.Truncated = sst.Checks, sst.Truncated
 	}
 	fmt.Fprintf(w, "counterexamples: %d (%d checks", len(cex), sst.Checks)
 	if sst.Truncated > 0 {
@@ -95,6 +111,15 @@ schedule that reproduce it.`)
 			steps = append(steps, s.String())
 		}
 		fmt.Fprintf(w, "     schedule: %d observed events, then %s\n", c.Prefix, strings.Join(steps, " "))
+		if js != nil {
+			js.Counterexamples = append(js.Counterexamples, inferCexJSON{Number: i + 1, What: what, Window: c.Window,
+				Verdict: res.Verdict.String(), Reason: res.Reason, Prefix: c.Prefix, Schedule: steps, Races: res.Races})
+			if res.Deadlock {
+				for _, b := range c.Blocked {
+					js.Counterexamples[len(js.Counterexamples)-1].Blocked = append(js.Counterexamples[len(js.Counterexamples)-1].Blocked, b.String())
+				}
+			}
+		}
 		if res.Verdict != infer.Confirmed {
 			continue
 		}
@@ -110,5 +135,49 @@ schedule that reproduce it.`)
 		fmt.Fprintf(w, "     reproduce: weft infer -w %s --seed %d (counterexample #%d)\n", tg.prog.Name, seed, i+1)
 	}
 	fmt.Fprintf(w, "confirmed: %d of %d\n", confirmed, len(cex))
+	if js != nil {
+		js.Confirmed = confirmed
+		return writeJSON(e.stdout, js)
+	}
 	return nil
+}
+
+// inferJSON is `weft infer --json`'s object.
+type inferJSON struct {
+	Program         string               `json:"program"`
+	Seed            uint64               `json:"seed"`
+	Outcome         core.OutcomeKind     `json:"outcome"`
+	Events          int                  `json:"events"`
+	Reduced         int                  `json:"events_after_reduction"`
+	SyncEvents      int                  `json:"sync_events"`
+	Objects         int                  `json:"shared_objects"`
+	Windows         int                  `json:"windows"`
+	Candidates      []inferCandidateJSON `json:"candidates"`
+	Checks          int                  `json:"checks"`
+	Truncated       int                  `json:"checks_cut_short"`
+	Counterexamples []inferCexJSON       `json:"counterexamples"`
+	Confirmed       int                  `json:"confirmed"`
+}
+
+// inferCandidateJSON is one shared object whose accesses no sync order
+// keeps apart.
+type inferCandidateJSON struct {
+	Object   string `json:"object"`
+	Addr     uint64 `json:"addr"`
+	Words    int    `json:"words"`
+	Pairs    int    `json:"unordered_pairs"`
+	Observed bool   `json:"already_racing"`
+}
+
+// inferCexJSON is one counterexample and its replay.
+type inferCexJSON struct {
+	Number   int            `json:"counterexample"`
+	What     string         `json:"what"`
+	Window   int            `json:"window"`
+	Verdict  string         `json:"verdict"`
+	Reason   string         `json:"reason,omitempty"`
+	Prefix   int            `json:"observed_events"`
+	Schedule []string       `json:"schedule"`
+	Races    []core.Finding `json:"races,omitempty"`
+	Blocked  []string       `json:"blocked,omitempty"`
 }

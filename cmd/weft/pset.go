@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -67,6 +69,7 @@ type psetFlags struct {
 	runs       *int
 	ignoreSync *bool
 	quiet      *bool
+	asJSON     *bool
 }
 
 // add registers the target flags and, for a batch action, its flags.
@@ -76,6 +79,7 @@ func (p *psetFlags) add(fs *flagSet, batch bool) {
 		p.runs = fs.Int("runs", 50, fmt.Sprintf("number of runs (`N`, at most %d), seeds SEED..SEED+N-1", maxRuns))
 		p.ignoreSync = fs.Bool("ignore-sync", false, "leave accesses to synchronisation words out, in training and checking alike (default: they count, as for the paper's Pin tool)")
 		p.quiet = fs.Bool("quiet", false, "no progress bar")
+		p.asJSON = fs.Bool("json", false, "print the result as one JSON object instead of text")
 	}
 }
 
@@ -165,6 +169,10 @@ func psetTrain(e env, args []string) error {
 	}
 	if err := atomicfile.WriteFile(*out, data); err != nil {
 		return fmt.Errorf("pset train: %w", err)
+	}
+	if *p.asJSON {
+		return writeJSON(e.stdout, psetTrainJSON{Program: tg.prog.Name, File: *out, Passing: tr.Runs(), Failing: failing,
+			Pairs: tr.Pairs(), NewPairs: tr.NewPairs(), Size: size, BytesPerPair: size.BytesPerPair(), CodeShare: size.CodeShare()})
 	}
 	fmt.Fprintf(e.stdout, "trained on %d passing runs of %s (%d failing runs left out): %d pairs\n", tr.Runs(), tg.prog.Name, failing, tr.Pairs())
 	fmt.Fprintf(e.stdout, "new pairs by passing run: %s\n", curve(tr.NewPairs()))
@@ -321,6 +329,10 @@ func psetCheck(e env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("pset check: %w", err)
 	}
+	if *p.asJSON {
+		return writeJSON(e.stdout, psetCheckJSON{Program: tg.prog.Name, File: pos[0], Runs: *p.runs, Failing: failing,
+			Violating: violating, Violations: merged.Merged()})
+	}
 	fmt.Fprintf(e.stdout, "%s over %d runs of %s (%d failed): violations in %d runs\n", pos[0], *p.runs, tg.prog.Name, failing, violating)
 	return analysis.WriteMerged(e.stdout, "pset", merged.Merged(), *p.runs)
 }
@@ -337,4 +349,38 @@ func withPSets(opts func() []sim.Option, ps isa.PSets) func() []sim.Option {
 		}
 		return append(o, sim.WithPSets(ps))
 	}
+}
+
+// psetTrainJSON is `weft pset train --json`'s object.
+type psetTrainJSON struct {
+	Program      string       `json:"program"`
+	File         string       `json:"file"`
+	Passing      int          `json:"passing_runs"`
+	Failing      int          `json:"failing_runs"`
+	Pairs        int          `json:"pairs"`
+	NewPairs     []int        `json:"new_pairs"`
+	Size         isa.PSetSize `json:"size"`
+	BytesPerPair float64      `json:"bytes_per_pair"`
+	CodeShare    float64      `json:"code_share"`
+}
+
+// psetCheckJSON is `weft pset check --json`'s object: the violations
+// merged over the runs.
+type psetCheckJSON struct {
+	Program    string            `json:"program"`
+	File       string            `json:"file"`
+	Runs       int               `json:"runs"`
+	Failing    int               `json:"failing_runs"`
+	Violating  int               `json:"violating_runs"`
+	Violations []analysis.Merged `json:"violations"`
+}
+
+// writeJSON writes v as one JSON object on one line.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode JSON: %w", err)
+	}
+	return nil
 }

@@ -60,13 +60,16 @@ code point's rarest context; the default) or literal.
 A graph of another program (by its code's hash), or with a PC outside the
 program, is an error naming both.`)
 	var t targetFlags
-	t.add(fs)
+	t.addProgram(fs, "rank the code points of")
+	t.addMachine(fs, "the machine the program was built for, a `PRESET|FILE` (it matters only for a synthetic profile, whose threads follow machine.cores)",
+		"override a config key of that machine (`KEY=VALUE`, repeatable), e.g. --set machine.cores=16 for a profile's graphs of a 16-core run")
 	method := fs.String("method", "", "labeled, unlabeled or deploy (default: labeled when possible)")
 	how := fs.String("how", "min_relfreq", "min_relfreq or literal")
 	var testing multiFlag
 	fs.Var(&testing, "testing", "a testing `GRAPH` for --method deploy (repeatable)")
 	threshold := fs.Float64("threshold", 0.05, "deploy: report code points scoring at most `T`")
 	top := fs.Int("top", 20, "print the first `N` code points")
+	asJSON := fs.Bool("json", false, "print the whole ranking as one JSON object (method, graphs, every code point with its rank, score, PCs and description)")
 	pos, err := fs.parse(e, args)
 	if err != nil {
 		return err
@@ -153,6 +156,15 @@ program, is an error naming both.`)
 	default:
 		return usagef(fs, "rank: --method %q: want labeled, unlabeled or deploy", m)
 	}
+	if *asJSON {
+		out := rankJSON{Method: m, How: h.String(), Program: tg.prog.Name, Graphs: len(gs), Buggy: len(bad), Passing: len(ok),
+			CodePoints: []rankedJSON{}}
+		for i, x := range ranked {
+			out.CodePoints = append(out.CodePoints, rankedJSON{Rank: i + 1, Score: x.Score, PCs: x.PCs,
+				CodePoint: bugaboo.DescribeCodePoint(tg.prog, x.CodePoint)})
+		}
+		return writeJSON(e.stdout, out)
+	}
 	fmt.Fprintf(e.stdout, "%s ranking (%s) of %s over %d graphs (%d buggy, %d passing): %d code points\n",
 		m, h, tg.prog.Name, len(gs), len(bad), len(ok), len(ranked))
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
@@ -168,6 +180,25 @@ program, is an error naming both.`)
 		fmt.Fprintf(tw, "%d\t%.4g\t%s\t%s\n", i+1, x.Score, bugaboo.DescribeCodePoint(tg.prog, x.CodePoint), strings.Join(pcs, " "))
 	}
 	return tw.Flush()
+}
+
+// rankJSON is `weft rank --json`'s object.
+type rankJSON struct {
+	Method     string       `json:"method"`
+	How        string       `json:"how"`
+	Program    string       `json:"program"`
+	Graphs     int          `json:"graphs"`
+	Buggy      int          `json:"buggy"`
+	Passing    int          `json:"passing"`
+	CodePoints []rankedJSON `json:"code_points"`
+}
+
+// rankedJSON is one ranked code point.
+type rankedJSON struct {
+	Rank      int     `json:"rank"`
+	Score     float64 `json:"score"`
+	CodePoint string  `json:"code_point"`
+	PCs       []int32 `json:"pcs"`
 }
 
 // describeEncoding spells a context encoding for messages.

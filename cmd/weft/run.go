@@ -211,7 +211,13 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 		return err
 	}
 	if od != nil {
-		if err := od.finish(tg.cfg, tg.prog, interrupted); err != nil {
+		var summary []byte
+		if sum.runs > 0 {
+			if summary, err = sum.json(found); err != nil {
+				return err
+			}
+		}
+		if err := od.finish(tg.cfg, tg.prog, summary, interrupted); err != nil {
 			return err
 		}
 	}
@@ -277,6 +283,9 @@ const (
 	// partialRunsFile holds the JSON lines of the runs an interrupted
 	// batch finished, in run order; its name says it is not the batch.
 	partialRunsFile = "runs.partial.jsonl"
+	// summaryFile holds the batch's summary and findings report as one
+	// JSON object.
+	summaryFile = "summary.json"
 )
 
 // outDir is a `weft run --out DIR` being written. The JSON lines go, as
@@ -325,12 +334,13 @@ func (o *outDir) write(line []byte) error {
 // partialPath is where an interrupted batch's runs go.
 func (o *outDir) partialPath() string { return filepath.Join(o.dir, partialRunsFile) }
 
-// finish moves the runs into place with config.toml and program.s: it
-// removes the runs files of an earlier batch (runs.jsonl and
-// runs.partial.jsonl), writes config.toml and program.s, then renames the
-// runs file to runs.jsonl, or to runs.partial.jsonl when the batch was
-// interrupted. Each file appears whole or not at all.
-func (o *outDir) finish(cfg configs.Config, prog *isa.Program, interrupted bool) error {
+// finish moves the runs into place with config.toml, program.s and
+// summary.json (the batch's summary; nil when no run finished): it removes
+// the runs files of an earlier batch (runs.jsonl and runs.partial.jsonl)
+// and its summary.json, writes config.toml, program.s and summary.json,
+// then renames the runs file to runs.jsonl, or to runs.partial.jsonl when
+// the batch was interrupted. Each file appears whole or not at all.
+func (o *outDir) finish(cfg configs.Config, prog *isa.Program, summary []byte, interrupted bool) error {
 	o.done = true
 	fail := func(err error) error {
 		o.f.Abort()
@@ -343,7 +353,7 @@ func (o *outDir) finish(cfg configs.Config, prog *isa.Program, interrupted bool)
 	if interrupted {
 		keep = o.partialPath()
 	}
-	for _, name := range []string{runsFile, partialRunsFile} {
+	for _, name := range []string{runsFile, partialRunsFile, summaryFile} {
 		if err := os.Remove(filepath.Join(o.dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fail(err)
 		}
@@ -354,6 +364,12 @@ func (o *outDir) finish(cfg configs.Config, prog *isa.Program, interrupted bool)
 	}{
 		{"config.toml", []byte(configText(cfg, "resolved config of the runs in "+filepath.Base(keep)))},
 		{"program.s", []byte(isa.Listing(prog))},
+	}
+	if summary != nil {
+		files = append(files, struct {
+			name string
+			data []byte
+		}{summaryFile, summary})
 	}
 	for _, f := range files {
 		if err := atomicfile.WriteFile(filepath.Join(o.dir, f.name), f.data); err != nil {

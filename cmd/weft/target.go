@@ -27,15 +27,26 @@ type targetFlags struct {
 
 // add registers the flags on fs.
 func (t *targetFlags) add(fs *flagSet) {
-	cfgUsage := "the machine's `PRESET|FILE`: a preset name (" + strings.Join(configs.PresetNames(), ", ") + ") or a TOML file"
+	t.addMachine(fs, "the machine's `PRESET|FILE`: a preset name ("+strings.Join(configs.PresetNames(), ", ")+") or a TOML file",
+		"override a config key, e.g. --set cache.l1.size_bytes=65536 (`KEY=VALUE`, repeatable, applied in order)")
+	t.addProgram(fs, "run")
+	fs.Var(&t.seed, "seed", "base `SEED` (default: the config's sim.seed); same as --set sim.seed=SEED (giving both is an error)")
+}
+
+// addMachine registers -c and --set with the given help.
+func (t *targetFlags) addMachine(fs *flagSet, cfgUsage, setUsage string) {
 	fs.StringVar(&t.config, "c", "default", cfgUsage)
 	fs.StringVar(&t.config, "config", "default", cfgUsage)
-	fs.StringVar(&t.workload, "w", "", "run the registry workload `KERNEL` (see weft list)")
-	fs.StringVar(&t.workload, "workload", "", "run the registry workload `KERNEL` (see weft list)")
-	fs.StringVar(&t.program, "p", "", "run the assembly program in `FILE.s`")
-	fs.StringVar(&t.program, "program", "", "run the assembly program in `FILE.s`")
-	fs.Var(&t.seed, "seed", "base `SEED` (default: the config's sim.seed); same as --set sim.seed=SEED (giving both is an error)")
-	fs.Var(&t.sets, "set", "override a config key, e.g. --set cache.l1.size_bytes=65536 (`KEY=VALUE`, repeatable, applied in order)")
+	fs.Var(&t.sets, "set", setUsage)
+}
+
+// addProgram registers only the flags that name a program (-w, -p), for a
+// command that runs nothing; verb says what it does with it.
+func (t *targetFlags) addProgram(fs *flagSet, verb string) {
+	fs.StringVar(&t.workload, "w", "", verb+" the registry workload `KERNEL` (see weft list)")
+	fs.StringVar(&t.workload, "workload", "", verb+" the registry workload `KERNEL` (see weft list)")
+	fs.StringVar(&t.program, "p", "", verb+" the assembly program in `FILE.s`")
+	fs.StringVar(&t.program, "program", "", verb+" the assembly program in `FILE.s`")
 }
 
 // target is a resolved machine and program.

@@ -761,3 +761,18 @@ func TestConSeqInvariantRunsNeedINV(t *testing.T) {
 		t.Errorf("Validate() = %v, want conseq.invariant_runs named", err)
 	}
 }
+
+// A bare word given to a string key says to quote it.
+func TestSetSuggestsQuotes(t *testing.T) {
+	c := configs.Default()
+	err := c.Set("pset.recovery.mode=log_only")
+	if err == nil || !strings.Contains(err.Error(), `quote it, as in --set 'pset.recovery.mode="log_only"'`) {
+		t.Errorf("unquoted string: %v", err)
+	}
+	if err := c.Set(`pset.recovery.mode="log_only"`); err != nil {
+		t.Errorf("quoted string: %v", err)
+	}
+	if err := c.Set("machine.cores=x8"); err == nil || strings.Contains(err.Error(), "quote it") {
+		t.Errorf("a bad number must not be told to quote: %v", err)
+	}
+}

@@ -25,7 +25,8 @@ func (c *Config) Set(assignment string) error {
 		return fmt.Errorf("set %q: %w", assignment, &Error{Key: key, Msg: msg, Err: err})
 	}
 	root := reflect.TypeFor[Config]()
-	if _, ok, table := lookup(reflect.ValueOf(*c), key); !ok {
+	field, ok, table := lookup(reflect.ValueOf(*c), key)
+	if !ok {
 		return fail(keyMsg(root, key, table), nil)
 	}
 	if val == "" {
@@ -34,10 +35,14 @@ func (c *Config) Set(assignment string) error {
 	doc, err := parseDoc("", key+" = "+val+"\n")
 	if err != nil {
 		var ce *Error
-		if errors.As(err, &ce) {
-			return fail(fmt.Sprintf("invalid value %s (%s)", val, strings.TrimPrefix(ce.Msg, "invalid TOML: ")), err)
+		hint := ""
+		if field.Kind() == reflect.String && !strings.HasPrefix(val, `"`) && !strings.HasPrefix(val, "'") {
+			hint = fmt.Sprintf("; %s is a string: quote it, as in --set '%s=\"%s\"'", key, key, val)
 		}
-		return fail("invalid value "+val, err)
+		if errors.As(err, &ce) {
+			return fail(fmt.Sprintf("invalid value %s (%s)%s", val, strings.TrimPrefix(ce.Msg, "invalid TOML: "), hint), err)
+		}
+		return fail("invalid value "+val+hint, err)
 	}
 	// A value holding a newline could define other keys: allow only key itself,
 	// its tables, and (to report them as a wrong type) keys inside it.

@@ -22,14 +22,18 @@ var opByName = func() map[string]Op {
 	return m
 }()
 
+// listingLine matches the comment Listing writes after an instruction:
+// "# pc N, line L" (or "; pc N, line L" inside an existing comment). It is
+// the one comment the assembler reads: it gives the instruction source
+// line L, so a listing assembled again keeps its program's lines.
+var listingLine = regexp.MustCompile(`[#;] pc \d+, line (\d+)\s*$`)
+
 // Assemble translates the text assembly of DESIGN.md §4 into a Program.
 // file names the source in messages and gives the default program name.
 // On failure the error is an ErrorList with one "file:line: message"
-// entry per problem (at most about 20). Assemble never panics.
-// listingLine matches the comment Listing writes after an instruction:
-// "# pc N, line L" (or "; pc N, line L" inside an existing comment).
-var listingLine = regexp.MustCompile(`[#;] pc \d+, line (\d+)\s*$`)
-
+// entry per problem (at most about 20). Assemble never panics. A
+// "# pc N, line L" comment (listingLine) sets its instruction's source
+// line; every other comment is ignored.
 func Assemble(file string, src []byte) (*Program, error) {
 	a := &assembler{
 		b:    newBuilder(defaultName(file)),

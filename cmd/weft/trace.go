@@ -343,6 +343,12 @@ func appendEvent(b []byte, ev *core.Event, sym func(uint64) string) []byte {
 			if i > 0 {
 				b = append(b, ' ')
 			}
+			if v == ^uint64(0) {
+				// All ones is the contract's NULL (a drained edge's NULL
+				// source).
+				b = append(b, "null"...)
+				continue
+			}
 			b = strconv.AppendUint(b, v, 10)
 		}
 		b = append(b, ']')

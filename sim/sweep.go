@@ -11,11 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"weft/internal/atomicfile"
 
@@ -461,84 +459,34 @@ func RunSweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (SweepStat
 	return st, nil
 }
 
-// runJobs runs the jobs on workers goroutines, appending each result to
-// the runs file at path as it finishes; pointDone and done are called, in
-// that order, from this goroutine after each line is written.
+// runJobs runs the jobs through the worker pool (Stream), appending each
+// result to the runs file at path in job order as soon as it and every
+// job before it have finished; pointDone and done are called, in that
+// order, from this goroutine after each line is written.
 func runJobs(ctx context.Context, plan *SweepPlan, path string, todo []runKey, workers int, done func(), pointDone func(runKey)) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(todo))
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type finished struct {
-		key  runKey
-		line []byte
-		err  error
-	}
-	jobs := make(chan runKey)
-	out := make(chan finished)
-	go func() {
-		defer close(jobs)
-		for _, k := range todo {
-			select {
-			case jobs <- k:
-			case <-ctx.Done():
-				return
-			}
+	err = Stream(ctx, len(todo), workers, func(i int) ([]byte, error) {
+		return runPoint(plan, todo[i])
+	}, nil, func(i int, line []byte) error {
+		if _, err := f.Write(line); err != nil {
+			return fmt.Errorf("append to %s: %w", path, err)
 		}
-	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range jobs {
-				line, err := runPoint(plan, k)
-				out <- finished{k, line, err}
-			}
-		}()
-	}
-	go func() {
-		wg.Wait()
-		close(out)
-	}()
-
-	var first error
-	completed := 0
-	for fin := range out {
-		if fin.err == nil {
-			if _, err := f.Write(fin.line); err != nil {
-				fin.err = fmt.Errorf("append to %s: %w", path, err)
-			}
-		}
-		if fin.err != nil {
-			if first == nil {
-				first = fin.err
-				cancel()
-			}
-			continue
-		}
-		completed++
-		pointDone(fin.key)
+		pointDone(todo[i])
 		done()
+		return nil
+	})
+	interrupted := err != nil && ctx.Err() != nil && errors.Is(err, context.Cause(ctx))
+	if cerr := f.Close(); cerr != nil && (err == nil || interrupted) {
+		return fmt.Errorf("close %s: %w", path, cerr)
 	}
-	if err := f.Close(); err != nil && first == nil {
-		first = fmt.Errorf("close %s: %w", path, err)
+	if interrupted {
+		return fmt.Errorf("sweep interrupted (%w): the finished runs are in %s; run the same command again to resume", ctx.Err(), path)
 	}
-	if first != nil {
-		return first
-	}
-	if err := ctx.Err(); err != nil && completed < len(todo) {
-		return fmt.Errorf("sweep interrupted (%w): the finished runs are in %s; run the same command again to resume", err, path)
-	}
-	return nil
+	return err
 }
 
 // runPoint runs one run of a point and returns its JSON line.

@@ -8,6 +8,7 @@ import (
 	"weft/isa"
 	"weft/results"
 	"weft/sim"
+	"weft/sweep"
 	"weft/workloads"
 )
 
@@ -73,15 +74,15 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 	}
 	names := profileNames(env.Quick)
 	seeds := env.seeds(s.seeds)
-	axis := configs.Axis{Key: s.key}
+	axis := sweep.Axis{Key: s.key}
 	for _, v := range values {
 		axis.Values = append(axis.Values, v)
 	}
-	sw := configs.Sweep{Name: s.name, Base: s.base, Runs: seeds, Seed: 1, Axes: []configs.Axis{axis}}
+	sw := sweep.Spec{Name: s.name, Base: s.base, Runs: seeds, Seed: 1, Axes: []sweep.Axis{axis}}
 	for _, n := range names {
-		sw.Workloads = append(sw.Workloads, configs.SweepWorkload{Name: n})
+		sw.Workloads = append(sw.Workloads, sweep.Workload{Name: n})
 	}
-	plan, err := sim.PlanSweep(sw)
+	plan, err := sweep.NewPlan(sw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}

@@ -16,17 +16,17 @@ import (
 	"weft/core"
 	"weft/internal/atomicfile"
 	"weft/internal/version"
+	"weft/sweep"
 
 	"weft/configs"
 	"weft/results"
-	"weft/sim"
 )
 
 // sweepMetric is a headline metric of a sweep report.
 type sweepMetric struct {
 	name  string // column stem and file-name part: "cycles"
 	label string // axis label: "cycles"
-	value func(r *sim.SweepRun) float64
+	value func(r *sweep.Record) float64
 }
 
 // headlineMetrics are the metrics every sweep report tabulates and plots:
@@ -34,8 +34,8 @@ type sweepMetric struct {
 // interest (the whole run when the program has no roi), so cycles × IPC is
 // the instructions counted.
 func headlineMetrics() []sweepMetric {
-	statOf := func(name string) func(r *sim.SweepRun) float64 {
-		return func(r *sim.SweepRun) float64 {
+	statOf := func(name string) func(r *sweep.Record) float64 {
+		return func(r *sweep.Record) float64 {
 			v, _ := r.Stats.Get(name)
 			return v
 		}
@@ -64,7 +64,7 @@ type SweepReport struct {
 
 // pointStats is one point's runs summarised.
 type pointStats struct {
-	pt       *sim.SweepPoint
+	pt       *sweep.Point
 	n        int
 	metrics  []results.Summary // one per headline metric
 	outcomes map[string]int
@@ -87,11 +87,11 @@ type pointStats struct {
 //     axes);
 //   - report.md linking them, with the command that made them.
 //
-// runs are the sweep's runs (sim.ReadSweepRuns); points without runs are
+// runs are the sweep's runs (sweep.ReadRuns); points without runs are
 // left out of the table and plots and counted in Missing.
-func WriteSweepReport(plan *sim.SweepPlan, runs []sim.SweepRun, dir, command string) (*SweepReport, error) {
+func WriteSweepReport(plan *sweep.Plan, runs []sweep.Record, dir, command string) (*SweepReport, error) {
 	metrics := headlineMetrics()
-	byPoint := make([][]*sim.SweepRun, len(plan.Points))
+	byPoint := make([][]*sweep.Record, len(plan.Points))
 	for i := range runs {
 		r := &runs[i]
 		if r.Point < 0 || r.Point >= len(plan.Points) {
@@ -121,7 +121,7 @@ func WriteSweepReport(plan *sim.SweepPlan, runs []sim.SweepRun, dir, command str
 		for _, r := range rs {
 			ps.outcomes[r.Outcome.String()]++
 		}
-		for _, d := range plan.Sweep.Detectors {
+		for _, d := range plan.Spec.Detectors {
 			var m analysis.Merger
 			flagged := 0
 			for j, r := range rs {
@@ -159,9 +159,9 @@ func WriteSweepReport(plan *sim.SweepPlan, runs []sim.SweepRun, dir, command str
 }
 
 // pointTable builds the per-point table.
-func pointTable(plan *sim.SweepPlan, stats []*pointStats, metrics []sweepMetric) *results.Table {
+func pointTable(plan *sweep.Plan, stats []*pointStats, metrics []sweepMetric) *results.Table {
 	cols := []string{"point"}
-	for _, a := range plan.Sweep.Axes {
+	for _, a := range plan.Spec.Axes {
 		cols = append(cols, a.Key)
 	}
 	cols = append(cols, "workload", "runs")
@@ -170,7 +170,7 @@ func pointTable(plan *sim.SweepPlan, stats []*pointStats, metrics []sweepMetric)
 	}
 	outcomes := outcomeColumns(stats)
 	cols = append(cols, outcomes...)
-	for _, d := range plan.Sweep.Detectors {
+	for _, d := range plan.Spec.Detectors {
 		cols = append(cols, d+"_runs", d+"_findings")
 	}
 	t := results.NewTable("sweep", "Sweep "+plan.Hash+": mean and 95% CI over seeds per point", cols...)
@@ -189,15 +189,15 @@ func pointTable(plan *sim.SweepPlan, stats []*pointStats, metrics []sweepMetric)
 		for _, o := range outcomes {
 			row = append(row, ps.outcomes[o])
 		}
-		for k := range plan.Sweep.Detectors {
+		for k := range plan.Spec.Detectors {
 			row = append(row, ps.flagged[k], ps.distinct[k])
 		}
 		t.AddRow(row...)
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d runs per point, seeds %d..%d; *_ci95 is the half-width of the 95%% interval of the mean (Student's t).",
-		plan.Sweep.Runs, plan.Sweep.Seed, plan.Sweep.Seed+uint64(plan.Sweep.Runs)-1),
+		plan.Spec.Runs, plan.Spec.Seed, plan.Spec.Seed+uint64(plan.Spec.Runs)-1),
 		"Made by weft "+version.String()+".")
-	if len(plan.Sweep.Detectors) > 0 {
+	if len(plan.Spec.Detectors) > 0 {
 		t.Notes = append(t.Notes, "DETECTOR_runs is the number of the point's runs in which the detector reported a finding; DETECTOR_findings the number of distinct findings (detector, kind, PCs) over them.")
 	}
 	return t
@@ -227,12 +227,12 @@ type sweepSeries struct {
 // groupPoints splits the points by everything but axis: the workload and the
 // other axes' values, in order of first appearance. Each group holds one
 // point per value of axis (-1: no axis, one point per group).
-func groupPoints(plan *sim.SweepPlan, stats []*pointStats, axis int) []*sweepSeries {
+func groupPoints(plan *sweep.Plan, stats []*pointStats, axis int) []*sweepSeries {
 	var groups []*sweepSeries
 	index := map[string]*sweepSeries{}
 	nvals := 1
 	if axis >= 0 {
-		nvals = len(plan.Sweep.Axes[axis].Values)
+		nvals = len(plan.Spec.Axes[axis].Values)
 	}
 	for i := range plan.Points {
 		pt := &plan.Points[i]
@@ -254,7 +254,7 @@ func groupPoints(plan *sim.SweepPlan, stats []*pointStats, axis int) []*sweepSer
 		}
 		slot := 0
 		if axis >= 0 {
-			slot = valueIndex(plan.Sweep.Axes[axis], pt.Axes[axis].Value)
+			slot = valueIndex(plan.Spec.Axes[axis], pt.Axes[axis].Value)
 		}
 		g.points[slot] = stats[i]
 	}
@@ -262,7 +262,7 @@ func groupPoints(plan *sim.SweepPlan, stats []*pointStats, axis int) []*sweepSer
 }
 
 // valueIndex returns the position of v among the axis's values.
-func valueIndex(a configs.Axis, v any) int {
+func valueIndex(a sweep.Axis, v any) int {
 	for i, x := range a.Values {
 		if configs.FormatValue(x) == configs.FormatValue(v) {
 			return i
@@ -273,9 +273,9 @@ func valueIndex(a configs.Axis, v any) int {
 
 // sweepPlots draws every plot of the report into dir/plots and returns
 // their paths relative to dir, without extension.
-func sweepPlots(plan *sim.SweepPlan, stats []*pointStats, metrics []sweepMetric, dir string) ([]string, error) {
+func sweepPlots(plan *sweep.Plan, stats []*pointStats, metrics []sweepMetric, dir string) ([]string, error) {
 	var plots []string
-	axes := plan.Sweep.Axes
+	axes := plan.Spec.Axes
 	if len(axes) == 0 {
 		groups := groupPoints(plan, stats, -1)
 		for mi, m := range metrics {
@@ -327,7 +327,7 @@ var errNoData = errors.New("no data")
 
 // linePlot draws metric mi against the numeric axis a, a line per group
 // with error bars of the 95% interval, points in increasing axis order.
-func linePlot(a configs.Axis, groups []*sweepSeries, mi int, m sweepMetric, path string) error {
+func linePlot(a sweep.Axis, groups []*sweepSeries, mi int, m sweepMetric, path string) error {
 	order := make([]int, len(a.Values))
 	for i := range order {
 		order[i] = i
@@ -377,7 +377,7 @@ func linePlot(a configs.Axis, groups []*sweepSeries, mi int, m sweepMetric, path
 
 // barPlot draws metric mi's mean for each value of the categorical axis a,
 // a bar per group (0 where a point has no runs).
-func barPlot(a configs.Axis, groups []*sweepSeries, mi int, m sweepMetric, path string) error {
+func barPlot(a sweep.Axis, groups []*sweepSeries, mi int, m sweepMetric, path string) error {
 	cats := make([]string, len(a.Values))
 	for i, v := range a.Values {
 		cats[i] = configs.FormatValue(v)
@@ -406,8 +406,8 @@ func barPlot(a configs.Axis, groups []*sweepSeries, mi int, m sweepMetric, path 
 }
 
 // reportMarkdown is the text of report.md.
-func reportMarkdown(plan *sim.SweepPlan, rep *SweepReport, nruns int, command string) string {
-	s := plan.Sweep
+func reportMarkdown(plan *sweep.Plan, rep *SweepReport, nruns int, command string) string {
+	s := plan.Spec
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Sweep %s\n\n", s.Name)
 	fmt.Fprintf(&b, "Made by:\n\n```sh\n%s\n```\n\n", command)

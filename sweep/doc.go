@@ -3,7 +3,9 @@
 // points checked before anything runs (Plan, with the detectors its
 // detectors key names), running a plan's points, or one shard of them,
 // through sim's worker pool into a sweep directory that a later run
-// resumes (Run), and joining shards' directories (Merge).
+// resumes (Run), joining shards' directories (Merge), and the report: the
+// per-point table as CSV, Markdown and JSON, plots and report.md
+// (WriteReport).
 //
 // A sweep file is TOML (DESIGN.md §7):
 //
@@ -30,6 +32,6 @@
 // base.toml (its resolved base config), whose hash identifies the sweep;
 // runs.jsonl, one Record a line; and, once every run is done, the report.
 //
-// sweep imports sim, configs, workloads and analysis (for the detectors);
-// analysis does not import sweep.
+// sweep imports sim, configs, workloads, analysis (for the detectors) and
+// results (tables and plots); analysis does not import sweep.
 package sweep

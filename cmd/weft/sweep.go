@@ -14,7 +14,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"weft/experiments"
 	"weft/results"
 	"weft/sweep"
 )
@@ -133,7 +132,7 @@ func sweepReport(e env, plan *sweep.Plan, dir, command string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := experiments.WriteSweepReport(plan, runs, dir, command)
+	rep, err := sweep.WriteReport(plan, runs, dir, command)
 	if err != nil {
 		return err
 	}
@@ -149,7 +148,7 @@ func sweepReport(e env, plan *sweep.Plan, dir, command string) error {
 // first one's 95% interval too) and the outcomes. Numbers are printed as
 // sweep.md prints them (results.FormatReadable). A column the table lacks
 // is an internal error, never a blank column.
-func printSweepTable(w io.Writer, plan *sweep.Plan, rep *experiments.SweepReport) error {
+func printSweepTable(w io.Writer, plan *sweep.Plan, rep *sweep.Report) error {
 	t := rep.Table
 	cols := []string{"point"}
 	for _, a := range plan.Spec.Axes {

@@ -1,24 +1,19 @@
-package experiments
+package sweep
 
 // The report of a sweep (weft sweep, weft merge): a per-point table and plots
 // of the headline metrics against each axis.
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 
 	"weft/analysis"
+	"weft/configs"
 	"weft/core"
 	"weft/internal/atomicfile"
 	"weft/internal/version"
-	"weft/sweep"
-
-	"weft/configs"
 	"weft/results"
 )
 
@@ -26,7 +21,7 @@ import (
 type sweepMetric struct {
 	name  string // column stem and file-name part: "cycles"
 	label string // axis label: "cycles"
-	value func(r *sweep.Record) float64
+	value func(r *Record) float64
 }
 
 // headlineMetrics are the metrics every sweep report tabulates and plots:
@@ -34,8 +29,8 @@ type sweepMetric struct {
 // interest (the whole run when the program has no roi), so cycles × IPC is
 // the instructions counted.
 func headlineMetrics() []sweepMetric {
-	statOf := func(name string) func(r *sweep.Record) float64 {
-		return func(r *sweep.Record) float64 {
+	statOf := func(name string) func(r *Record) float64 {
+		return func(r *Record) float64 {
 			v, _ := r.Stats.Get(name)
 			return v
 		}
@@ -48,8 +43,8 @@ func headlineMetrics() []sweepMetric {
 	}
 }
 
-// SweepReport lists what WriteSweepReport wrote.
-type SweepReport struct {
+// Report lists what WriteReport wrote.
+type Report struct {
 	// Table is the per-point table (saved as sweep.csv, .md and .json).
 	Table *results.Table
 	// Metrics are the headline metrics' column stems, in table order: the
@@ -64,7 +59,7 @@ type SweepReport struct {
 
 // pointStats is one point's runs summarised.
 type pointStats struct {
-	pt       *sweep.Point
+	pt       *Point
 	n        int
 	metrics  []results.Summary // one per headline metric
 	outcomes map[string]int
@@ -73,7 +68,7 @@ type pointStats struct {
 	flagged, distinct []int
 }
 
-// WriteSweepReport writes the report of a sweep into its directory dir:
+// WriteReport writes the report of a sweep into its directory dir:
 //
 //   - sweep.csv, sweep.md, sweep.json: one row per point with its axis
 //     values, workload, number of runs, the mean and 95% confidence
@@ -87,11 +82,11 @@ type pointStats struct {
 //     axes);
 //   - report.md linking them, with the command that made them.
 //
-// runs are the sweep's runs (sweep.ReadRuns); points without runs are
+// runs are the sweep's runs (ReadRuns); points without runs are
 // left out of the table and plots and counted in Missing.
-func WriteSweepReport(plan *sweep.Plan, runs []sweep.Record, dir, command string) (*SweepReport, error) {
+func WriteReport(plan *Plan, runs []Record, dir, command string) (*Report, error) {
 	metrics := headlineMetrics()
-	byPoint := make([][]*sweep.Record, len(plan.Points))
+	byPoint := make([][]*Record, len(plan.Points))
 	for i := range runs {
 		r := &runs[i]
 		if r.Point < 0 || r.Point >= len(plan.Points) {
@@ -100,7 +95,7 @@ func WriteSweepReport(plan *sweep.Plan, runs []sweep.Record, dir, command string
 		byPoint[r.Point] = append(byPoint[r.Point], r)
 	}
 	stats := make([]*pointStats, len(plan.Points)) // nil: no runs
-	rep := &SweepReport{}
+	rep := &Report{}
 	for _, m := range metrics {
 		rep.Metrics = append(rep.Metrics, m.name)
 	}
@@ -147,7 +142,7 @@ func WriteSweepReport(plan *sweep.Plan, runs []sweep.Record, dir, command string
 	if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
 		return nil, fmt.Errorf("sweep report: %w", err)
 	}
-	plots, err := sweepPlots(plan, stats, metrics, dir)
+	plots, err := drawPlots(plan, stats, metrics, dir)
 	if err != nil {
 		return nil, fmt.Errorf("sweep report: %w", err)
 	}
@@ -159,7 +154,7 @@ func WriteSweepReport(plan *sweep.Plan, runs []sweep.Record, dir, command string
 }
 
 // pointTable builds the per-point table.
-func pointTable(plan *sweep.Plan, stats []*pointStats, metrics []sweepMetric) *results.Table {
+func pointTable(plan *Plan, stats []*pointStats, metrics []sweepMetric) *results.Table {
 	cols := []string{"point"}
 	for _, a := range plan.Spec.Axes {
 		cols = append(cols, a.Key)
@@ -216,197 +211,8 @@ func axisCell(v any) any {
 	return configs.FormatValue(v)
 }
 
-// sweepSeries is one line (or bar series) of a plot: a workload and a value of
-// every axis but the plotted one, with a point per value of that axis.
-type sweepSeries struct {
-	name     string
-	workload string
-	points   []*pointStats // in axis-value order; nil where the point has no runs
-}
-
-// groupPoints splits the points by everything but axis: the workload and the
-// other axes' values, in order of first appearance. Each group holds one
-// point per value of axis (-1: no axis, one point per group).
-func groupPoints(plan *sweep.Plan, stats []*pointStats, axis int) []*sweepSeries {
-	var groups []*sweepSeries
-	index := map[string]*sweepSeries{}
-	nvals := 1
-	if axis >= 0 {
-		nvals = len(plan.Spec.Axes[axis].Values)
-	}
-	for i := range plan.Points {
-		pt := &plan.Points[i]
-		var parts []string
-		for j, v := range pt.Axes {
-			if j != axis {
-				parts = append(parts, v.Key+"="+configs.FormatValue(v.Value))
-			}
-		}
-		name := pt.Workload
-		if len(parts) > 0 {
-			name += ", " + strings.Join(parts, ", ")
-		}
-		g, ok := index[name]
-		if !ok {
-			g = &sweepSeries{name: name, workload: pt.Workload, points: make([]*pointStats, nvals)}
-			index[name] = g
-			groups = append(groups, g)
-		}
-		slot := 0
-		if axis >= 0 {
-			slot = valueIndex(plan.Spec.Axes[axis], pt.Axes[axis].Value)
-		}
-		g.points[slot] = stats[i]
-	}
-	return groups
-}
-
-// valueIndex returns the position of v among the axis's values.
-func valueIndex(a sweep.Axis, v any) int {
-	for i, x := range a.Values {
-		if configs.FormatValue(x) == configs.FormatValue(v) {
-			return i
-		}
-	}
-	return 0
-}
-
-// sweepPlots draws every plot of the report into dir/plots and returns
-// their paths relative to dir, without extension.
-func sweepPlots(plan *sweep.Plan, stats []*pointStats, metrics []sweepMetric, dir string) ([]string, error) {
-	var plots []string
-	axes := plan.Spec.Axes
-	if len(axes) == 0 {
-		groups := groupPoints(plan, stats, -1)
-		for mi, m := range metrics {
-			var cats []string
-			var vals []float64
-			for _, g := range groups {
-				if ps := g.points[0]; ps != nil {
-					cats = append(cats, g.name)
-					vals = append(vals, ps.metrics[mi].Mean)
-				}
-			}
-			if len(cats) == 0 {
-				continue
-			}
-			rel := filepath.Join("plots", m.name+"-by-workload")
-			if err := results.Bar(m.label+" by workload", m.label, cats, vals, filepath.Join(dir, rel)); err != nil {
-				return nil, err
-			}
-			plots = append(plots, rel)
-		}
-		return plots, nil
-	}
-	for ai, a := range axes {
-		groups := groupPoints(plan, stats, ai)
-		for mi, m := range metrics {
-			var rel string
-			var err error
-			if a.Numeric() {
-				rel = filepath.Join("plots", m.name+"-vs-"+a.Key)
-				err = linePlot(a, groups, mi, m, filepath.Join(dir, rel))
-			} else {
-				rel = filepath.Join("plots", m.name+"-by-"+a.Key)
-				err = barPlot(a, groups, mi, m, filepath.Join(dir, rel))
-			}
-			if errors.Is(err, errNoData) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			plots = append(plots, rel)
-		}
-	}
-	return plots, nil
-}
-
-// errNoData says a plot had no points to draw and was skipped.
-var errNoData = errors.New("no data")
-
-// linePlot draws metric mi against the numeric axis a, a line per group
-// with error bars of the 95% interval, points in increasing axis order.
-func linePlot(a sweep.Axis, groups []*sweepSeries, mi int, m sweepMetric, path string) error {
-	order := make([]int, len(a.Values))
-	for i := range order {
-		order[i] = i
-	}
-	num := func(v any) float64 {
-		switch x := v.(type) {
-		case int64:
-			return float64(x)
-		case float64:
-			return x
-		}
-		return 0
-	}
-	sort.SliceStable(order, func(i, j int) bool { return num(a.Values[order[i]]) < num(a.Values[order[j]]) })
-	// A workload's lines (one per value of the other axes) share a colour
-	// and sit together in the legend.
-	var lines []results.LineSeries
-	first := map[string]int{}
-	for _, g := range groups {
-		if _, ok := first[g.workload]; !ok {
-			first[g.workload] = len(first)
-		}
-	}
-	groups = slices.Clone(groups)
-	sort.SliceStable(groups, func(i, j int) bool { return first[groups[i].workload] < first[groups[j].workload] })
-	for _, g := range groups {
-		ls := results.LineSeries{Name: g.name, Family: g.workload}
-		for _, i := range order {
-			ps := g.points[i]
-			if ps == nil {
-				continue
-			}
-			s := ps.metrics[mi]
-			ls.X = append(ls.X, num(a.Values[i]))
-			ls.Y = append(ls.Y, s.Mean)
-			ls.YErr = append(ls.YErr, s.CI95)
-		}
-		if len(ls.X) > 0 {
-			lines = append(lines, ls)
-		}
-	}
-	if len(lines) == 0 {
-		return errNoData
-	}
-	return results.Line(m.label+" vs "+a.Key, a.Key, m.label, lines, path)
-}
-
-// barPlot draws metric mi's mean for each value of the categorical axis a,
-// a bar per group (0 where a point has no runs).
-func barPlot(a sweep.Axis, groups []*sweepSeries, mi int, m sweepMetric, path string) error {
-	cats := make([]string, len(a.Values))
-	for i, v := range a.Values {
-		cats[i] = configs.FormatValue(v)
-		if s, ok := v.(string); ok {
-			cats[i] = s
-		}
-	}
-	var bars []results.Series
-	for _, g := range groups {
-		s := results.Series{Name: g.name, Values: make([]float64, len(cats))}
-		has := false
-		for i, ps := range g.points {
-			if ps != nil {
-				s.Values[i] = ps.metrics[mi].Mean
-				has = true
-			}
-		}
-		if has {
-			bars = append(bars, s)
-		}
-	}
-	if len(bars) == 0 {
-		return errNoData
-	}
-	return results.GroupedBar(m.label+" by "+a.Key, m.label, cats, bars, path)
-}
-
 // reportMarkdown is the text of report.md.
-func reportMarkdown(plan *sweep.Plan, rep *SweepReport, nruns int, command string) string {
+func reportMarkdown(plan *Plan, rep *Report, nruns int, command string) string {
 	s := plan.Spec
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Sweep %s\n\n", s.Name)
@@ -454,14 +260,4 @@ func reportMarkdown(plan *sweep.Plan, rep *SweepReport, nruns int, command strin
 		b.WriteString("See `sweep.md`.\n")
 	}
 	return b.String()
-}
-
-// hasString reports whether list holds s.
-func hasString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,4 +1,4 @@
-package experiments_test
+package sweep_test
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"weft/configs"
 	"weft/core"
-	"weft/experiments"
 	"weft/results"
 	"weft/sim"
 	"weft/sweep"
@@ -68,7 +67,7 @@ func nonEmpty(t *testing.T, path string) {
 func TestSweepReport(t *testing.T) {
 	plan, runs := fakePlan()
 	dir := t.TempDir()
-	rep, err := experiments.WriteSweepReport(plan, runs, dir, "weft sweep fake.toml --out x")
+	rep, err := sweep.WriteReport(plan, runs, dir, "weft sweep fake.toml --out x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +155,7 @@ func TestSweepReportPartialAndNoAxes(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	rep, err := experiments.WriteSweepReport(plan, kept, dir, "weft merge a b --out c --partial")
+	rep, err := sweep.WriteReport(plan, kept, dir, "weft merge a b --out c --partial")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +174,7 @@ func TestSweepReportPartialAndNoAxes(t *testing.T) {
 		plan.Points[i].Axes = nil
 	}
 	dir = t.TempDir()
-	rep, err = experiments.WriteSweepReport(plan, runs[:6], dir, "weft sweep w.toml")
+	rep, err = sweep.WriteReport(plan, runs[:6], dir, "weft sweep w.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +207,7 @@ func TestSweepReportOfARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := experiments.WriteSweepReport(plan, runs, dir, "weft sweep tiny.toml")
+	rep, err := sweep.WriteReport(plan, runs, dir, "weft sweep tiny.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

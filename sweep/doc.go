@@ -3,9 +3,9 @@
 // points checked before anything runs (Plan, with the detectors its
 // detectors key names), running a plan's points, or one shard of them,
 // through sim's worker pool into a sweep directory that a later run
-// resumes (Run), joining shards' directories (Merge), and the report: the
-// per-point table as CSV, Markdown and JSON, plots and report.md
-// (WriteReport).
+// resumes (Run), joining shards' directories (Merge), the metrics sweeps
+// and the machine studies report (Metrics), and the report: the per-point
+// table as CSV, Markdown and JSON, plots and report.md (WriteReport).
 //
 // A sweep file is TOML (DESIGN.md §7):
 //

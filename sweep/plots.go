@@ -70,7 +70,7 @@ func valueIndex(a Axis, v any) int {
 
 // drawPlots draws every plot of the report into dir/plots and returns
 // their paths relative to dir, without extension.
-func drawPlots(plan *Plan, stats []*pointStats, metrics []sweepMetric, dir string) ([]string, error) {
+func drawPlots(plan *Plan, stats []*pointStats, metrics []Metric, dir string) ([]string, error) {
 	var plots []string
 	axes := plan.Spec.Axes
 	if len(axes) == 0 {
@@ -87,8 +87,8 @@ func drawPlots(plan *Plan, stats []*pointStats, metrics []sweepMetric, dir strin
 			if len(cats) == 0 {
 				continue
 			}
-			rel := filepath.Join("plots", m.name+"-by-workload")
-			if err := results.Bar(m.label+" by workload", m.label, cats, vals, filepath.Join(dir, rel)); err != nil {
+			rel := filepath.Join("plots", m.Name+"-by-workload")
+			if err := results.Bar(m.Label+" by workload", m.Label, cats, vals, filepath.Join(dir, rel)); err != nil {
 				return nil, err
 			}
 			plots = append(plots, rel)
@@ -101,10 +101,10 @@ func drawPlots(plan *Plan, stats []*pointStats, metrics []sweepMetric, dir strin
 			var rel string
 			var err error
 			if a.Numeric() {
-				rel = filepath.Join("plots", m.name+"-vs-"+a.Key)
+				rel = filepath.Join("plots", m.Name+"-vs-"+a.Key)
 				err = linePlot(a, groups, mi, m, filepath.Join(dir, rel))
 			} else {
-				rel = filepath.Join("plots", m.name+"-by-"+a.Key)
+				rel = filepath.Join("plots", m.Name+"-by-"+a.Key)
 				err = barPlot(a, groups, mi, m, filepath.Join(dir, rel))
 			}
 			if errors.Is(err, errNoData) {
@@ -124,7 +124,7 @@ var errNoData = errors.New("no data")
 
 // linePlot draws metric mi against the numeric axis a, a line per group
 // with error bars of the 95% interval, points in increasing axis order.
-func linePlot(a Axis, groups []*series, mi int, m sweepMetric, path string) error {
+func linePlot(a Axis, groups []*series, mi int, m Metric, path string) error {
 	order := make([]int, len(a.Values))
 	for i := range order {
 		order[i] = i
@@ -169,12 +169,12 @@ func linePlot(a Axis, groups []*series, mi int, m sweepMetric, path string) erro
 	if len(lines) == 0 {
 		return errNoData
 	}
-	return results.Line(m.label+" vs "+a.Key, a.Key, m.label, lines, path)
+	return results.Line(m.Label+" vs "+a.Key, a.Key, m.Label, lines, path)
 }
 
 // barPlot draws metric mi's mean for each value of the categorical axis a,
 // a bar per group (0 where a point has no runs).
-func barPlot(a Axis, groups []*series, mi int, m sweepMetric, path string) error {
+func barPlot(a Axis, groups []*series, mi int, m Metric, path string) error {
 	cats := make([]string, len(a.Values))
 	for i, v := range a.Values {
 		cats[i] = configs.FormatValue(v)
@@ -199,5 +199,5 @@ func barPlot(a Axis, groups []*series, mi int, m sweepMetric, path string) error
 	if len(bars) == 0 {
 		return errNoData
 	}
-	return results.GroupedBar(m.label+" by "+a.Key, m.label, cats, bars, path)
+	return results.GroupedBar(m.Label+" by "+a.Key, m.Label, cats, bars, path)
 }

@@ -17,32 +17,6 @@ import (
 	"weft/results"
 )
 
-// sweepMetric is a headline metric of a sweep report.
-type sweepMetric struct {
-	name  string // column stem and file-name part: "cycles"
-	label string // axis label: "cycles"
-	value func(r *Record) float64
-}
-
-// headlineMetrics are the metrics every sweep report tabulates and plots:
-// cycles, IPC, L1 miss rate and bus utilisation, all over the region of
-// interest (the whole run when the program has no roi), so cycles × IPC is
-// the instructions counted.
-func headlineMetrics() []sweepMetric {
-	statOf := func(name string) func(r *Record) float64 {
-		return func(r *Record) float64 {
-			v, _ := r.Stats.Get(name)
-			return v
-		}
-	}
-	return []sweepMetric{
-		{"roi_cycles", "cycles (region of interest)", statOf("roi_cycles")},
-		{"ipc", "IPC (instructions per ROI cycle)", statOf("ipc")},
-		{"l1_miss_rate", "L1 miss rate", statOf("l1_miss_rate")},
-		{"bus_utilization", "bus utilisation", statOf("bus_utilization")},
-	}
-}
-
 // Report lists what WriteReport wrote.
 type Report struct {
 	// Table is the per-point table (saved as sweep.csv, .md and .json).
@@ -85,7 +59,7 @@ type pointStats struct {
 // runs are the sweep's runs (ReadRuns); points without runs are
 // left out of the table and plots and counted in Missing.
 func WriteReport(plan *Plan, runs []Record, dir, command string) (*Report, error) {
-	metrics := headlineMetrics()
+	metrics := HeadlineMetrics()
 	byPoint := make([][]*Record, len(plan.Points))
 	for i := range runs {
 		r := &runs[i]
@@ -97,7 +71,7 @@ func WriteReport(plan *Plan, runs []Record, dir, command string) (*Report, error
 	stats := make([]*pointStats, len(plan.Points)) // nil: no runs
 	rep := &Report{}
 	for _, m := range metrics {
-		rep.Metrics = append(rep.Metrics, m.name)
+		rep.Metrics = append(rep.Metrics, m.Name)
 	}
 	for i := range plan.Points {
 		rs := byPoint[i]
@@ -109,7 +83,7 @@ func WriteReport(plan *Plan, runs []Record, dir, command string) (*Report, error
 		for _, m := range metrics {
 			xs := make([]float64, len(rs))
 			for j, r := range rs {
-				xs[j] = m.value(r)
+				xs[j] = m.Value(&r.Result)
 			}
 			ps.metrics = append(ps.metrics, results.Summarize(xs))
 		}
@@ -154,14 +128,14 @@ func WriteReport(plan *Plan, runs []Record, dir, command string) (*Report, error
 }
 
 // pointTable builds the per-point table.
-func pointTable(plan *Plan, stats []*pointStats, metrics []sweepMetric) *results.Table {
+func pointTable(plan *Plan, stats []*pointStats, metrics []Metric) *results.Table {
 	cols := []string{"point"}
 	for _, a := range plan.Spec.Axes {
 		cols = append(cols, a.Key)
 	}
 	cols = append(cols, "workload", "runs")
 	for _, m := range metrics {
-		cols = append(cols, m.name+"_mean", m.name+"_ci95")
+		cols = append(cols, m.Name+"_mean", m.Name+"_ci95")
 	}
 	outcomes := outcomeColumns(stats)
 	cols = append(cols, outcomes...)

@@ -29,6 +29,20 @@ const (
 	LockFile = "sweep.lock"
 )
 
+// DefaultDir is the directory the sweep writes to when `weft sweep --out`
+// does not name one: the spec's out, else, for a sweep directory's own
+// sweep.toml, that directory (so rerunning it resumes it there), else
+// weft-out/sweep-NAME.
+func (p *Plan) DefaultDir() string {
+	switch {
+	case p.Spec.Out != "":
+		return p.Spec.Out
+	case filepath.Base(p.Spec.File) == SpecFile && p.Spec.Base == BaseFile:
+		return filepath.Dir(p.Spec.File)
+	}
+	return filepath.Join("weft-out", "sweep-"+p.Spec.Name)
+}
+
 // dirSpec returns the contents of a sweep directory's sweep.toml and
 // base.toml for the plan.
 func dirSpec(plan *Plan) (spec, base string) {

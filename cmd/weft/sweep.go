@@ -74,13 +74,7 @@ weft merge.`)
 	}
 	dir := *out
 	if dir == "" {
-		dir = plan.Spec.Out
-	}
-	if dir == "" && filepath.Base(file) == sweep.SpecFile && plan.Spec.Base == sweep.BaseFile {
-		dir = filepath.Dir(file) // a sweep directory's own spec: resume it there
-	}
-	if dir == "" {
-		dir = filepath.Join("weft-out", "sweep-"+plan.Spec.Name)
+		dir = plan.DefaultDir()
 	}
 	if !*quiet {
 		for _, n := range plan.Notes {

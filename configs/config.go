@@ -1,8 +1,8 @@
 // Package configs is weft's configuration: the schema of every key, its
 // defaults, range checks, embedded presets (presets/*.toml), `--set
-// key=value` overrides, the canonical TOML form whose hash is recorded next
-// to every result, and sweep files (Sweep: a base config, axes, workloads
-// and seeds, expanded into points; sweeps/*.toml are examples).
+// key=value` overrides, and the canonical TOML form whose hash is recorded
+// next to every result. sweeps/*.toml are example sweep files; package
+// sweep reads them.
 //
 // A config file is TOML whose tables mirror the machine (`[sim]`,
 // `[machine]`, `[cpu]`, `[cache.l1]`, `[bus]`, `[memory]`), followed by the

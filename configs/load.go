@@ -174,7 +174,7 @@ func parseDoc(file, text string) (*document, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			line, key, msg := syntaxProblem(text, pe)
+			line, key, msg := SyntaxProblem(text, pe)
 			return nil, &Error{File: file, Line: line, Key: key, Msg: msg, Err: err}
 		}
 		return nil, &Error{File: file, Msg: "invalid TOML: " + err.Error(), Err: err}
@@ -182,11 +182,12 @@ func parseDoc(file, text string) (*document, error) {
 	return &document{file: file, md: md, top: top}, nil
 }
 
-// syntaxProblem describes a TOML syntax error in text: its line, the
+// SyntaxProblem describes a TOML syntax error in text: its line, the
 // dotted key assigned on that line ("" when the line assigns none) and the
 // message. An integer too large for TOML (a seed of 2^64−1) says what the
-// limit is; the key names what it was for.
-func syntaxProblem(text string, pe toml.ParseError) (line int, key, msg string) {
+// limit is; the key names what it was for. Sweep files report their
+// syntax errors with it too.
+func SyntaxProblem(text string, pe toml.ParseError) (line int, key, msg string) {
 	line = syntaxLine(text, pe.Position)
 	msg = "invalid TOML: " + strings.ReplaceAll(pe.Message, `'\n'`, "end of line")
 	if num, ok := strings.CutSuffix(pe.Message, " is out of range for int64"); ok {
@@ -307,7 +308,7 @@ func (d *document) table(path toml.Key, m map[string]toml.Primitive, v reflect.V
 		if fv.Kind() == reflect.Struct {
 			if t := d.md.Type(key...); t != "" && t != "Hash" {
 				return d.errAt(prim, func(data any) string {
-					return fmt.Sprintf("wrong type: expected a table ([%s]), found %s", key, describe(data))
+					return fmt.Sprintf("wrong type: expected a table ([%s]), found %s", key, Describe(data))
 				})
 			}
 			var sub map[string]toml.Primitive
@@ -430,12 +431,13 @@ func (s *scalar) UnmarshalTOML(data any) error {
 
 // mismatch says a value of the wrong TOML type was found.
 func mismatch(want string, data any) error {
-	return fmt.Errorf("wrong type: expected %s, found %s", want, describe(data))
+	return fmt.Errorf("wrong type: expected %s, found %s", want, Describe(data))
 }
 
-// describe names the TOML type of a decoded value, with the value itself
-// when it is short.
-func describe(data any) string {
+// Describe names the TOML type of a decoded value, with the value itself
+// when it is short ("the string \"a/b\"", "an array"), for error messages
+// about config and sweep files.
+func Describe(data any) string {
 	switch v := data.(type) {
 	case string:
 		if len(v) > 40 {

@@ -145,6 +145,17 @@ func Get(c Config, key string) (string, error) {
 	return formatValue(v), nil
 }
 
+// FormatValue writes a config value (int64, float64, string or bool, or
+// any other Go integer) as a TOML value: 4, 0.5, 2.0, "name", true. Sweep
+// files and records write their axis values with it.
+func FormatValue(v any) string {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || !scalarKind(rv.Kind()) {
+		return fmt.Sprint(v)
+	}
+	return formatValue(rv)
+}
+
 // formatValue writes a scalar as a TOML value.
 func formatValue(v reflect.Value) string {
 	switch v.Kind() {

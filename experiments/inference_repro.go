@@ -1,12 +1,11 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"weft/configs"
@@ -294,32 +293,13 @@ func runInference(env Env) (*Report, error) {
 		return fail(fmt.Errorf("no infer-* scenarios"))
 	}
 
-	// the inference pipeline, one scenario per worker
-	workers := env.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(ss))
-	next := make(chan int)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = ss[i].infer()
-			}
-		}()
-	}
-	for i := range ss {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return fail(err)
-		}
+	// the inference pipeline, one scenario per worker; the first failure
+	// in scenario order is reported
+	err = sim.Stream(context.Background(), len(ss), env.Workers,
+		func(i int) (error, error) { return ss[i].infer(), nil }, nil,
+		func(_ int, err error) error { return err })
+	if err != nil {
+		return fail(err)
 	}
 
 	// the hb baseline: seeds 1..n with the default jitter

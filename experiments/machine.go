@@ -8,35 +8,9 @@ import (
 	"weft/isa"
 	"weft/results"
 	"weft/sim"
+	"weft/sweep"
 	"weft/workloads"
 )
-
-// metric is one per-run quantity an experiment reports.
-type metric struct {
-	col   string // table column and plot file stem
-	label string // axis label
-	value func(r sim.Result) float64
-}
-
-func machineMetrics() []metric {
-	per10k := func(names ...string) func(sim.Result) float64 {
-		return func(r sim.Result) float64 {
-			var v float64
-			for _, n := range names {
-				v += stat(r, n+"_per_10k")
-			}
-			return v
-		}
-	}
-	return []metric{
-		{"roi_cycles", "cycles (region of interest)", func(r sim.Result) float64 { return stat(r, "roi_cycles") }},
-		{"ipc", "IPC (all cores)", func(r sim.Result) float64 { return stat(r, "ipc") }},
-		{"l1_miss_rate", "L1 miss rate", func(r sim.Result) float64 { return stat(r, "l1_miss_rate") }},
-		{"bus_utilization", "bus utilisation", func(r sim.Result) float64 { return stat(r, "bus_utilization") }},
-		{"bus_txns_per_10k", "bus transactions per 10k memory ops", per10k("bus_busrd", "bus_busrdx", "bus_busupgr")},
-		{"coherence_misses_per_10k", "coherence misses per 10k memory ops", per10k("l1_coherence_misses")},
-	}
-}
 
 // profileNames returns the synthetic profiles an experiment covers.
 func profileNames(quick bool) []string {
@@ -73,15 +47,15 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 	}
 	names := profileNames(env.Quick)
 	seeds := env.seeds(s.seeds)
-	axis := configs.Axis{Key: s.key}
+	axis := sweep.Axis{Key: s.key}
 	for _, v := range values {
 		axis.Values = append(axis.Values, v)
 	}
-	sw := configs.Sweep{Name: s.name, Base: s.base, Runs: seeds, Seed: 1, Axes: []configs.Axis{axis}}
+	sw := sweep.Spec{Name: s.name, Base: s.base, Runs: seeds, Seed: 1, Axes: []sweep.Axis{axis}}
 	for _, n := range names {
-		sw.Workloads = append(sw.Workloads, configs.SweepWorkload{Name: n})
+		sw.Workloads = append(sw.Workloads, sweep.Workload{Name: n})
 	}
-	plan, err := sim.PlanSweep(sw)
+	plan, err := sweep.NewPlan(sw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
@@ -106,10 +80,10 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
-	metrics := machineMetrics()
+	metrics := sweep.Metrics()
 	cols := []string{"workload", s.key}
 	for _, m := range metrics {
-		cols = append(cols, m.col, m.col+" ci95")
+		cols = append(cols, m.Name, m.Name+" ci95")
 	}
 	cols = append(cols, "runs passed")
 	t := results.NewTable(s.name, s.title, cols...)
@@ -129,8 +103,8 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 		}
 		for i, m := range metrics {
 			xs := make([]float64, len(rs))
-			for k, r := range rs {
-				xs[k] = m.value(r)
+			for k := range rs {
+				xs[k] = m.Value(&rs[k])
 			}
 			sum := results.Summarize(xs)
 			row = append(row, sum.Mean, sum.CI95)
@@ -154,19 +128,19 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 			series = append(series, *lines[i][name])
 		}
 		mi := i
-		title := fmt.Sprintf("%s vs %s", m.label, s.axisLabel)
-		data := results.NewTable(s.name+"-"+m.col, title, "workload", s.key, m.col, m.col+" ci95")
+		title := fmt.Sprintf("%s vs %s", m.LabelInStudy(), s.axisLabel)
+		data := results.NewTable(s.name+"-"+m.Name, title, "workload", s.key, m.Name, m.Name+" ci95")
 		for _, ls := range series {
 			for k := range ls.X {
 				data.AddRow(ls.Name, ls.X[k], ls.Y[k], ls.YErr[k])
 			}
 		}
 		sec.Plots = append(sec.Plots, Plot{
-			Name:    s.name + "-" + m.col,
+			Name:    s.name + "-" + m.Name,
 			Caption: title + " (one line per profile, error bars: 95% CI over seeds)",
 			Data:    data,
 			Draw: func(path string) error {
-				return results.Line(title, s.axisLabel, metrics[mi].label, series, path)
+				return results.Line(title, s.axisLabel, metrics[mi].LabelInStudy(), series, path)
 			},
 		})
 	}

@@ -3,8 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"sync"
 
 	"weft/configs"
 	"weft/isa"
@@ -22,12 +20,6 @@ type Job struct {
 	// observers, fresh for each run).
 	Options func() []Option
 }
-
-// ReorderWindow is how many runs per worker a stream may have started but
-// not yet delivered: the bound on the results it holds while it waits for
-// an earlier, slower run, so that its memory does not grow with the
-// number of runs. A worker that would start a run further ahead waits.
-const ReorderWindow = 16
 
 // StreamJobs runs jobs across host cores (workers 0: one per host CPU) and
 // calls deliver(i, r) for each in job order, as soon as job i and every
@@ -120,122 +112,15 @@ func RunBatch(b Batch) ([]Result, error) {
 	return results, nil
 }
 
-// heapFloor is the heap a stream keeps reserved while it runs. A stream
-// holds little live memory while every run allocates its machine afresh,
-// so with Go's pacing (collect when the heap has doubled, from 4 MB) the
-// collector would run every few runs and cost more host time than the
-// runs (three times the CPU time of a batch of a small kernel). The
-// reserve raises the collector's goal by twice its size; it is never
-// written, so the operating system does not back it with memory.
-const heapFloor = 32 << 20
-
-// stream runs the n jobs job(0..n-1) on workers goroutines and delivers
-// their results in index order through a reorder buffer of at most
-// ReorderWindow results per worker (see StreamJobs).
+// stream runs the n jobs job(0..n-1) across host cores and delivers
+// their results in index order (see Stream).
 func stream(ctx context.Context, n int, job func(i int) Job, workers int, onDone func(int), deliver func(int, Result) error) error {
-	if n == 0 {
-		return nil
-	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, n)
-	window := min(ReorderWindow*workers, n)
-	if n > 1 {
-		floor := make([]byte, heapFloor)
-		defer runtime.KeepAlive(floor)
-	}
-
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	type finished struct {
-		i   int
-		r   Result
-		err error
-	}
-	// A token is taken before run i starts and given back when it is
-	// delivered, so runs next .. next+window-1 are the only ones started
-	// and not delivered: their results fit the ring buf.
-	tokens := make(chan struct{}, window)
-	next := make(chan int)
-	out := make(chan finished, workers)
-	go func() {
-		defer close(next)
-		for i := 0; i < n; i++ {
-			select {
-			case tokens <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				return
-			}
+	return Stream(ctx, n, workers, func(i int) (Result, error) {
+		j := job(i)
+		var opts []Option
+		if j.Options != nil {
+			opts = j.Options()
 		}
-	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if ctx.Err() != nil {
-					continue // stopped: start nothing more
-				}
-				j := job(i)
-				var opts []Option
-				if j.Options != nil {
-					opts = j.Options()
-				}
-				r, err := Run(j.Config, j.Program, j.Seed, opts...)
-				out <- finished{i, r, err}
-			}
-		}()
-	}
-	go func() {
-		wg.Wait()
-		close(out)
-	}()
-
-	buf := make([]finished, window)
-	have := make([]bool, window)
-	delivered, done := 0, 0
-	var first error
-	for f := range out {
-		done++
-		if onDone != nil {
-			onDone(done)
-		}
-		if first != nil {
-			continue
-		}
-		if f.err != nil {
-			first = f.err
-			cancel()
-			continue
-		}
-		buf[f.i%window], have[f.i%window] = f, true
-		for have[delivered%window] {
-			k := delivered % window
-			r := buf[k].r
-			buf[k], have[k] = finished{}, false
-			if err := deliver(delivered, r); err != nil {
-				first = err
-				cancel()
-				break
-			}
-			delivered++
-			<-tokens
-		}
-	}
-	if first != nil {
-		return first
-	}
-	if delivered < n {
-		return fmt.Errorf("batch interrupted after %d of %d runs: %w", delivered, n, context.Cause(parent))
-	}
-	return nil
+		return Run(j.Config, j.Program, j.Seed, opts...)
+	}, onDone, deliver)
 }

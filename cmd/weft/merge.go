@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"weft/sim"
+	"weft/sweep"
 )
 
 // cmdMerge is `weft merge DIR... --out DIR [--partial]`.
@@ -36,7 +36,7 @@ leaves out the points without runs.`)
 	if *out == "" {
 		return usagef(fs, "merge: --out DIR is required")
 	}
-	plan, st, err := sim.MergeSweeps(pos, *out, *partial)
+	plan, st, err := sweep.Merge(pos, *out, *partial)
 	if err != nil {
 		return err
 	}

@@ -14,10 +14,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"weft/analysis"
-	"weft/experiments"
 	"weft/results"
-	"weft/sim"
+	"weft/sweep"
 )
 
 // cmdSweep is `weft sweep FILE [--out DIR] [--workers N] [--shard I/N] [--quiet]`.
@@ -67,22 +65,16 @@ weft merge.`)
 		}
 	}
 	file := pos[0]
-	plan, err := sim.LoadSweepPlan(file)
+	plan, err := sweep.Load(file)
 	if err != nil {
 		return err
 	}
-	if err := analysis.AttachToSweep(plan); err != nil {
+	if err := plan.AttachDetectors(); err != nil {
 		return err
 	}
 	dir := *out
 	if dir == "" {
-		dir = plan.Sweep.Out
-	}
-	if dir == "" && filepath.Base(file) == sim.SweepSpecFile && plan.Sweep.Base == sim.SweepBaseFile {
-		dir = filepath.Dir(file) // a sweep directory's own spec: resume it there
-	}
-	if dir == "" {
-		dir = filepath.Join("weft-out", "sweep-"+plan.Sweep.Name)
+		dir = plan.DefaultDir()
 	}
 	if !*quiet {
 		for _, n := range plan.Notes {
@@ -98,7 +90,7 @@ weft merge.`)
 	defer stop()
 	bar := &sweepBar{e: e, off: *quiet}
 	start := time.Now()
-	st, err := sim.RunSweep(ctx, plan, sim.SweepOptions{
+	st, err := sweep.Run(ctx, plan, sweep.Options{
 		Dir: dir, Workers: *workers, Shard: shard, Shards: shards, Progress: bar.update,
 	})
 	bar.finish()
@@ -108,7 +100,7 @@ weft merge.`)
 	host := time.Since(start)
 
 	fmt.Fprintf(e.stdout, "sweep %s (%s): %s × %s = %s\n", file, plan.Hash,
-		plural(len(plan.Points), "point"), plural(plan.Sweep.Runs, "run"), plural(plan.Runs(), "run"))
+		plural(len(plan.Points), "point"), plural(plan.Spec.Runs, "run"), plural(plan.Runs(), "run"))
 	what := "ran"
 	if shards > 1 {
 		what = fmt.Sprintf("shard %d/%d: %s, ran", shard, shards, plural(st.Points, "point"))
@@ -121,7 +113,7 @@ weft merge.`)
 	}
 	fmt.Fprintf(e.stdout, ") in %s on %s\n", host.Round(time.Millisecond), plural(min(nworkers, max(st.Computed, 1)), "worker"))
 	if !st.Complete {
-		fmt.Fprintf(e.stdout, "wrote %s; when every shard is done, join them with: weft merge DIR... --out DIR\n", filepath.Join(dir, sim.SweepRunsFile))
+		fmt.Fprintf(e.stdout, "wrote %s; when every shard is done, join them with: weft merge DIR... --out DIR\n", filepath.Join(dir, sweep.RunsFile))
 		return nil
 	}
 	return sweepReport(e, plan, dir, "weft sweep "+shellArgs(args))
@@ -129,12 +121,12 @@ weft merge.`)
 
 // sweepReport writes the report of the finished sweep in dir and prints
 // its per-point summary.
-func sweepReport(e env, plan *sim.SweepPlan, dir, command string) error {
-	runs, err := sim.ReadSweepRuns(dir)
+func sweepReport(e env, plan *sweep.Plan, dir, command string) error {
+	runs, err := sweep.ReadRuns(dir)
 	if err != nil {
 		return err
 	}
-	rep, err := experiments.WriteSweepReport(plan, runs, dir, command)
+	rep, err := sweep.WriteReport(plan, runs, dir, command)
 	if err != nil {
 		return err
 	}
@@ -150,10 +142,10 @@ func sweepReport(e env, plan *sim.SweepPlan, dir, command string) error {
 // first one's 95% interval too) and the outcomes. Numbers are printed as
 // sweep.md prints them (results.FormatReadable). A column the table lacks
 // is an internal error, never a blank column.
-func printSweepTable(w io.Writer, plan *sim.SweepPlan, rep *experiments.SweepReport) error {
+func printSweepTable(w io.Writer, plan *sweep.Plan, rep *sweep.Report) error {
 	t := rep.Table
 	cols := []string{"point"}
-	for _, a := range plan.Sweep.Axes {
+	for _, a := range plan.Spec.Axes {
 		cols = append(cols, a.Key)
 	}
 	cols = append(cols, "workload")
@@ -242,7 +234,7 @@ type sweepBar struct {
 }
 
 // update is the sweep's progress callback.
-func (b *sweepBar) update(p sim.SweepProgress) {
+func (b *sweepBar) update(p sweep.Progress) {
 	if !b.started {
 		b.started = true
 		b.bar = newProgress(b.e, b.off, p.Runs-p.Resumed, "sweep")

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sim
+package sweep
 
 import (
 	"errors"
@@ -12,14 +12,14 @@ import (
 	"time"
 )
 
-// lockSweepDir takes the lock of the sweep directory dir (which must
+// lockDir takes the lock of the sweep directory dir (which must
 // exist), so that two weft processes never write one directory at once. It
 // holds an exclusive flock(2) on dir/sweep.lock, which the kernel releases
 // when the process ends however it ends, so a killed sweep never leaves a
 // stale lock behind. A directory locked by another process is an error
 // naming it and the process. The returned function releases the lock.
-func lockSweepDir(dir string) (unlock func(), err error) {
-	path := filepath.Join(dir, SweepLockFile)
+func lockDir(dir string) (unlock func(), err error) {
+	path := filepath.Join(dir, LockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock sweep directory: %w", err)

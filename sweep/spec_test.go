@@ -1,4 +1,4 @@
-package configs_test
+package sweep_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"weft/configs"
+	"weft/sweep"
 )
 
 const twoAxes = `# a sweep
@@ -36,8 +36,8 @@ phases = 2
 hot_write_frac = 0.5
 `
 
-func TestParseSweep(t *testing.T) {
-	s, err := configs.ParseSweep("two.toml", []byte(twoAxes))
+func TestParseSpec(t *testing.T) {
+	s, err := sweep.ParseSpec("two.toml", []byte(twoAxes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestParseSweep(t *testing.T) {
 	}
 
 	// Defaults.
-	d, err := configs.ParseSweep("d.toml", []byte("[[workload]]\nname = \"fft\"\n"))
+	d, err := sweep.ParseSpec("d.toml", []byte("[[workload]]\nname = \"fft\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,18 +75,18 @@ func TestParseSweep(t *testing.T) {
 }
 
 func TestSweepTOMLRoundTrip(t *testing.T) {
-	s, err := configs.ParseSweep("two.toml", []byte(twoAxes))
+	s, err := sweep.ParseSpec("two.toml", []byte(twoAxes))
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := configs.ParseSweep("two.toml", []byte(s.TOML()))
+	back, err := sweep.ParseSpec("two.toml", []byte(s.TOML()))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, s.TOML())
 	}
 	if back.TOML() != s.TOML() {
 		t.Errorf("TOML() does not round-trip:\n%s\n---\n%s", s.TOML(), back.TOML())
 	}
-	strip := func(s configs.Sweep) configs.Sweep {
+	strip := func(s sweep.Spec) sweep.Spec {
 		for i := range s.Axes {
 			s.Axes[i].Line = 0
 		}
@@ -101,7 +101,7 @@ func TestSweepTOMLRoundTrip(t *testing.T) {
 }
 
 func TestSweepPointsOrder(t *testing.T) {
-	s, err := configs.ParseSweep("two.toml", []byte(twoAxes))
+	s, err := sweep.ParseSpec("two.toml", []byte(twoAxes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestSweepPointsOrder(t *testing.T) {
 	if base.Sim.JitterCycles != 2 || base.Sim.Seed != 10 {
 		t.Errorf("base: jitter %d seed %d; want the set override and the sweep seed", base.Sim.JitterCycles, base.Sim.Seed)
 	}
-	pts, err := s.Points(base)
+	pts, err := s.PointConfigs(base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestSweepPointsOrder(t *testing.T) {
 }
 
 func TestSweepHash(t *testing.T) {
-	s, err := configs.ParseSweep("two.toml", []byte(twoAxes))
+	s, err := sweep.ParseSpec("two.toml", []byte(twoAxes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,11 +207,11 @@ func TestSweepErrors(t *testing.T) {
 		{"set seed", "set = [\"sim.seed=3\"]\n" + wl, []string{"use the sweep's seed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := configs.ParseSweep("bad.toml", []byte(tc.text))
+			_, err := sweep.ParseSpec("bad.toml", []byte(tc.text))
 			if err == nil {
 				t.Fatalf("no error for\n%s", tc.text)
 			}
-			var se *configs.SweepError
+			var se *sweep.Error
 			if !errors.As(err, &se) {
 				t.Errorf("error %T is not a *SweepError", err)
 			}
@@ -238,13 +238,13 @@ func TestSweepPointErrors(t *testing.T) {
 			[]string{`base "default" with set machine.cores=0`, "machine.cores: must be"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := configs.ParseSweep("bad.toml", []byte(tc.text))
+			s, err := sweep.ParseSpec("bad.toml", []byte(tc.text))
 			if err != nil {
 				t.Fatal(err)
 			}
 			base, err := s.BaseConfig()
 			if err == nil {
-				_, err = s.Points(base)
+				_, err = s.PointConfigs(base)
 			}
 			if err == nil {
 				t.Fatal("no error")
@@ -267,7 +267,7 @@ func TestSweepBaseFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("base = \"machine.toml\"\n[[workload]]\nname = \"fft\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := configs.LoadSweep(path)
+	s, err := sweep.LoadSpec(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,15 +286,15 @@ func TestSweepBaseFile(t *testing.T) {
 
 // TestExampleSweeps checks that every example in configs/sweeps parses and
 // that all its points validate on its base (the workloads are checked by
-// sim.PlanSweep).
+// NewPlan).
 func TestExampleSweeps(t *testing.T) {
-	files, err := filepath.Glob("sweeps/*.toml")
+	files, err := filepath.Glob("../configs/sweeps/*.toml")
 	if err != nil || len(files) < 4 {
 		t.Fatalf("example sweeps: %v %v", files, err)
 	}
 	keys := map[string]bool{}
 	for _, f := range files {
-		s, err := configs.LoadSweep(f)
+		s, err := sweep.LoadSpec(f)
 		if err != nil {
 			t.Error(err)
 			continue
@@ -304,7 +304,7 @@ func TestExampleSweeps(t *testing.T) {
 			t.Error(err)
 			continue
 		}
-		pts, err := s.Points(base)
+		pts, err := s.PointConfigs(base)
 		if err != nil {
 			t.Error(err)
 			continue
@@ -323,19 +323,33 @@ func TestExampleSweeps(t *testing.T) {
 	}
 }
 
-// FuzzParseSweep checks that ParseSweep never panics and that every sweep
+// An integer beyond TOML's range (a seed of 2^64−1) names its key and the
+// limit in a sweep file, as in a config file and a --set (configs'
+// TestHugeIntegerNamesKey).
+func TestHugeIntegerNamesKey(t *testing.T) {
+	if _, err := sweep.ParseSpec("s.toml", []byte("runs = 2\nseed = 99999999999999999999\n[[workload]]\nname = \"fft\"\n")); err == nil ||
+		!strings.Contains(err.Error(), "sweep s.toml:2: seed: 99999999999999999999 is out of range") {
+		t.Errorf("ParseSpec = %v", err)
+	}
+	if _, err := sweep.ParseSpec("s.toml", []byte("[[axis]]\nkey = \"sim.jitter_cycles\"\nvalues = [1, 99999999999999999999]\n[[workload]]\nname = \"fft\"\n")); err == nil ||
+		!strings.Contains(err.Error(), "sweep s.toml:3: axis.values: 99999999999999999999 is out of range") {
+		t.Errorf("ParseSpec axis = %v", err)
+	}
+}
+
+// FuzzParseSpec checks that ParseSpec never panics and that every sweep
 // it accepts round-trips through its canonical TOML.
-func FuzzParseSweep(f *testing.F) {
+func FuzzParseSpec(f *testing.F) {
 	f.Add(twoAxes)
 	f.Add("[[workload]]\nname = \"fft\"\nparams = { a = 1, b = 2.5, c = true }\n")
 	f.Add("axis = [{key = \"bus.c2c_cycles\", values = [1, 2.0]}]\n[[workload]]\nname = \"x\"\n")
 	f.Add("base = \"a\\\"b\"\n[[workload]]\nname = \"x y\"\nparams = { \"a b\" = 1, 'c.d' = 2 }\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		s, err := configs.ParseSweep("f.toml", []byte(text))
+		s, err := sweep.ParseSpec("f.toml", []byte(text))
 		if err != nil {
 			return
 		}
-		back, err := configs.ParseSweep("f.toml", []byte(s.TOML()))
+		back, err := sweep.ParseSpec("f.toml", []byte(s.TOML()))
 		if err != nil {
 			t.Fatalf("canonical form does not parse: %v\n%s", err, s.TOML())
 		}

@@ -1,4 +1,4 @@
-package experiments_test
+package sweep_test
 
 import (
 	"context"
@@ -10,36 +10,36 @@ import (
 
 	"weft/configs"
 	"weft/core"
-	"weft/experiments"
 	"weft/results"
 	"weft/sim"
+	"weft/sweep"
 )
 
 // fakePlan is a plan with a categorical axis ("mode", not a config key: the
 // report needs only the axes and points), a numeric axis and two workloads,
 // and three runs per point with known metrics.
-func fakePlan() (*sim.SweepPlan, []sim.SweepRun) {
-	s := configs.Sweep{File: "fake.toml", Runs: 3, Seed: 1,
-		Axes: []configs.Axis{
+func fakePlan() (*sweep.Plan, []sweep.Record) {
+	s := sweep.Spec{File: "fake.toml", Runs: 3, Seed: 1,
+		Axes: []sweep.Axis{
 			{Key: "mode", Values: []any{"slow", "fast"}},
 			{Key: "machine.cores", Values: []any{int64(4), int64(2)}},
 		},
-		Workloads: []configs.SweepWorkload{{Name: "fft"}, {Name: "lu"}},
+		Workloads: []sweep.Workload{{Name: "fft"}, {Name: "lu"}},
 	}
-	plan := &sim.SweepPlan{Sweep: s, Base: configs.Default(), Hash: "0123456789abcdef"}
-	var runs []sim.SweepRun
+	plan := &sweep.Plan{Spec: s, Base: configs.Default(), Hash: "0123456789abcdef"}
+	var runs []sweep.Record
 	for p := range 8 {
 		mode := s.Axes[0].Values[p/4]
 		cores := s.Axes[1].Values[p/2%2]
 		w := s.Workloads[p%2].Name
-		axes := sim.AxisValues{{Key: "mode", Value: mode}, {Key: "machine.cores", Value: cores}}
-		plan.Points = append(plan.Points, sim.SweepPoint{Index: p, Axes: axes, Workload: w, WorkloadIndex: p % 2, Config: configs.Default()})
+		axes := sweep.AxisValues{{Key: "mode", Value: mode}, {Key: "machine.cores", Value: cores}}
+		plan.Points = append(plan.Points, sweep.Point{Index: p, Axes: axes, Workload: w, WorkloadIndex: p % 2, Config: configs.Default()})
 		for r := range 3 {
 			outcome := core.Pass
 			if p == 3 && r == 2 {
 				outcome = core.Hang
 			}
-			runs = append(runs, sim.SweepRun{Point: p, Run: r, Axes: axes, Result: sim.Result{
+			runs = append(runs, sweep.Record{Point: p, Run: r, Axes: axes, Result: sim.Result{
 				Workload: w, Seed: uint64(1 + r), Outcome: outcome,
 				Cycles: uint64(1000*(p+1) + 10*r),
 				Stats: sim.Stats{{Name: "roi_cycles", Value: float64(1000*(p+1) + 10*r)},
@@ -67,7 +67,7 @@ func nonEmpty(t *testing.T, path string) {
 func TestSweepReport(t *testing.T) {
 	plan, runs := fakePlan()
 	dir := t.TempDir()
-	rep, err := experiments.WriteSweepReport(plan, runs, dir, "weft sweep fake.toml --out x")
+	rep, err := sweep.WriteReport(plan, runs, dir, "weft sweep fake.toml --out x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,14 +148,14 @@ func TestSweepReport(t *testing.T) {
 func TestSweepReportPartialAndNoAxes(t *testing.T) {
 	plan, runs := fakePlan()
 	// Drop the runs of point 5: the table and plots leave it out.
-	var kept []sim.SweepRun
+	var kept []sweep.Record
 	for _, r := range runs {
 		if r.Point != 5 {
 			kept = append(kept, r)
 		}
 	}
 	dir := t.TempDir()
-	rep, err := experiments.WriteSweepReport(plan, kept, dir, "weft merge a b --out c --partial")
+	rep, err := sweep.WriteReport(plan, kept, dir, "weft merge a b --out c --partial")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,13 +168,13 @@ func TestSweepReportPartialAndNoAxes(t *testing.T) {
 	}
 
 	// No axes: a bar plot per metric across the workloads.
-	plan.Sweep.Axes = nil
+	plan.Spec.Axes = nil
 	plan.Points = plan.Points[:2]
 	for i := range plan.Points {
 		plan.Points[i].Axes = nil
 	}
 	dir = t.TempDir()
-	rep, err = experiments.WriteSweepReport(plan, runs[:6], dir, "weft sweep w.toml")
+	rep, err = sweep.WriteReport(plan, runs[:6], dir, "weft sweep w.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,19 +195,19 @@ func TestSweepReportOfARun(t *testing.T) {
 	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := sim.LoadSweepPlan(src)
+	plan, err := sweep.Load(src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := sim.RunSweep(context.Background(), plan, sim.SweepOptions{Dir: dir}); err != nil {
+	if _, err := sweep.Run(context.Background(), plan, sweep.Options{Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	runs, err := sim.ReadSweepRuns(dir)
+	runs, err := sweep.ReadRuns(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := experiments.WriteSweepReport(plan, runs, dir, "weft sweep tiny.toml")
+	rep, err := sweep.WriteReport(plan, runs, dir, "weft sweep tiny.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ var allowed = []struct {
 	// program is handed a runner declared beside it.
 	{"detectors/...", []string{"core", "isa", "detectors/..."}},
 	{"detectors", []string{"core", "isa", "detectors/..."}},
-	{"sim", []string{"core", "isa", "configs", "coherence", "cpu", "cpu/...", "workloads"}},
+	{"sim", []string{"core", "isa", "configs", "coherence", "cpu", "cpu/..."}},
 	{"analysis", []string{"core", "isa", "configs", "sim", "detectors", "detectors/..."}},
 	// Sweeps sit above the detection pipeline (a sweep's detectors, their
 	// counts in the report) and beside the experiments, which plan their

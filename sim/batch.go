@@ -8,6 +8,14 @@ import (
 	"weft/isa"
 )
 
+// MaxRuns is the most runs one batch (weft run --runs, weft pset) or one
+// sweep point (a sweep's runs) may have. Memory does not limit it (a
+// batch streams its runs), time and disk do: 10^8 runs of the smallest
+// program take hours on a workstation (about 20,000 runs a second on two
+// host CPUs), and their JSON lines (1–10 KB a run) fill hundreds of GB, so
+// a larger count is a typing mistake; a bigger study is several batches.
+const MaxRuns = 100_000_000
+
 // Job is one run: a program on a config with a seed.
 type Job struct {
 	// Config is the machine to run on.

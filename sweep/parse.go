@@ -14,6 +14,7 @@ import (
 
 	"weft/configs"
 	"weft/internal/suggest"
+	"weft/sim"
 )
 
 // LoadSpec reads and parses the sweep file at path (see ParseSpec).
@@ -70,8 +71,8 @@ func ParseSpec(file string, data []byte) (Spec, error) {
 			s.Base = str
 		case "runs":
 			n, ok := v.(int64)
-			if !ok || n < 1 || n > math.MaxInt32 {
-				return Spec{}, p.errf(line, "runs", "want an integer from 1 to %d (runs per point), found %s", math.MaxInt32, configs.Describe(v))
+			if !ok || n < 1 || n > sim.MaxRuns {
+				return Spec{}, p.errf(line, "runs", "want an integer from 1 to %d (runs per point, as weft run --runs), found %s", sim.MaxRuns, configs.Describe(v))
 			}
 			s.Runs = int(n)
 		case "seed":

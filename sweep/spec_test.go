@@ -201,8 +201,8 @@ func TestSweepErrors(t *testing.T) {
 		{"workload without name", "[[workload]]\nparams = { phases = 2 }\n", []string{"bad.toml:1", "workload 1: missing name"}},
 		{"duplicate workload", wl + wl, []string{"bad.toml:6", `workload "fft"`, "listed twice (line 3)"}},
 		{"bad param", "[[workload]]\nname = \"fft\"\n[workload.params]\nphases = \"two\"\n", []string{"bad.toml:4", "params.phases"}},
-		{"runs zero", "runs = 0\n" + wl, []string{"bad.toml:1: runs: want an integer from 1 to 2147483647 (runs per point), found the integer 0"}},
-		{"runs huge", "runs = 100000000000\n" + wl, []string{"bad.toml:1: runs: want an integer from 1 to 2147483647 (runs per point), found the integer 100000000000"}},
+		{"runs zero", "runs = 0\n" + wl, []string{"bad.toml:1: runs: want an integer from 1 to 100000000 (runs per point, as weft run --runs), found the integer 0"}},
+		{"runs huge", "runs = 100000000000\n" + wl, []string{"bad.toml:1: runs: want an integer from 1 to 100000000 (runs per point, as weft run --runs), found the integer 100000000000"}},
 		{"bad set", "set = [\"machine.cores=x\"]\n" + wl, []string{"bad.toml:1", `set[0] "machine.cores=x"`, "machine.cores"}},
 		{"set seed", "set = [\"sim.seed=3\"]\n" + wl, []string{"use the sweep's seed"}},
 	} {

@@ -255,13 +255,8 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 	return nil
 }
 
-// maxRuns is the most runs one `weft run` batch may have. Memory does not
-// limit it (a batch streams its runs), time and disk do: 10^8 runs of the
-// smallest program take hours on a workstation (about 20,000 runs a second
-// on two host CPUs), and their JSON lines (1–10 KB a run) fill hundreds of
-// GB, so a larger count is a typing mistake; a bigger study is several
-// batches (--seed).
-const maxRuns = 100_000_000
+// maxRuns is the most runs one `weft run` batch may have (sim.MaxRuns).
+const maxRuns = sim.MaxRuns
 
 // jsonLines encodes the results as JSON, one object a line.
 func jsonLines(results []sim.Result) ([]byte, error) {

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"weft/core"
 	"weft/results"
 	"weft/sweep"
 )
@@ -139,9 +140,10 @@ func sweepReport(e env, plan *sweep.Plan, dir, command string) error {
 
 // printSweepTable prints the headline columns of the report's per-point
 // table: the axis values, the workload, each headline metric's mean (the
-// first one's 95% interval too) and the outcomes. Numbers are printed as
-// sweep.md prints them (results.FormatReadable). A column the table lacks
-// is an internal error, never a blank column.
+// first one's 95% interval too, when a point has more than one run), each
+// detector's runs with a finding and distinct findings, and the outcomes.
+// Numbers are printed as sweep.md prints them (results.FormatReadable). A
+// column the table lacks is an internal error, never a blank column.
 func printSweepTable(w io.Writer, plan *sweep.Plan, rep *sweep.Report) error {
 	t := rep.Table
 	cols := []string{"point"}
@@ -151,9 +153,12 @@ func printSweepTable(w io.Writer, plan *sweep.Plan, rep *sweep.Report) error {
 	cols = append(cols, "workload")
 	for i, m := range rep.Metrics {
 		cols = append(cols, m+"_mean")
-		if i == 0 {
+		if i == 0 && plan.Spec.Runs > 1 {
 			cols = append(cols, m+"_ci95")
 		}
+	}
+	for _, d := range plan.Spec.Detectors {
+		cols = append(cols, d+"_runs", d+"_findings")
 	}
 	idx := make([]int, len(cols))
 	head := make([]string, len(cols))
@@ -182,7 +187,7 @@ func printSweepTable(w io.Writer, plan *sweep.Plan, rep *sweep.Report) error {
 			cells = append(cells, cell)
 		}
 		var outs []string
-		for _, o := range []string{"pass", "wrong_output", "hang", "error", "assert", "crash"} {
+		for _, o := range core.OutcomeNames() {
 			if i, ok := t.Column(o); ok {
 				if n, _ := row[i].(float64); n > 0 {
 					outs = append(outs, fmt.Sprintf("%d %s", int(n), o))

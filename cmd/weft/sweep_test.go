@@ -312,4 +312,19 @@ func TestSweepCommandSingular(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", s, out)
 		}
 	}
+	// One run has no interval: no ±0 column.
+	if strings.Contains(out, "±") || strings.Contains(out, "_ci95") {
+		t.Errorf("a one-run sweep prints an interval:\n%s", out)
+	}
+}
+
+// The console table has the detector columns sweep.csv has.
+func TestSweepCommandDetectorColumns(t *testing.T) {
+	file := writeFile(t, "det.toml", "runs = 2\ndetectors = [\"hb\", \"lockset\"]\n\n[[axis]]\nkey = \"sim.jitter_cycles\"\nvalues = [0]\n\n[[workload]]\nname = \"counter-race\"\n")
+	out, _ := mustWeft(t, "sweep", file, "--out", filepath.Join(t.TempDir(), "out"), "--quiet")
+	for _, s := range []string{"hb_runs", "hb_findings", "lockset_runs", "lockset_findings"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("stdout lacks %q:\n%s", s, out)
+		}
+	}
 }

@@ -3,7 +3,10 @@ package experiments
 import (
 	"fmt"
 
+	"weft/coherence"
 	"weft/configs"
+	"weft/core"
+	"weft/cpu"
 	"weft/isa"
 	"weft/results"
 	"weft/sim"
@@ -18,22 +21,22 @@ type metric struct {
 }
 
 func machineMetrics() []metric {
-	per10k := func(names ...string) func(sim.Result) float64 {
+	per10k := func(stats ...coherence.Stat) func(sim.Result) float64 {
 		return func(r sim.Result) float64 {
 			var v float64
-			for _, n := range names {
-				v += stat(r, n+"_per_10k")
+			for _, s := range stats {
+				v += stat(r, s.Per10k())
 			}
 			return v
 		}
 	}
 	return []metric{
-		{"roi_cycles", "cycles (region of interest)", func(r sim.Result) float64 { return stat(r, "roi_cycles") }},
-		{"ipc", "IPC (all cores)", func(r sim.Result) float64 { return stat(r, "ipc") }},
-		{"l1_miss_rate", "L1 miss rate", func(r sim.Result) float64 { return stat(r, "l1_miss_rate") }},
-		{"bus_utilization", "bus utilisation", func(r sim.Result) float64 { return stat(r, "bus_utilization") }},
-		{"bus_txns_per_10k", "bus transactions per 10k memory ops", per10k("bus_busrd", "bus_busrdx", "bus_busupgr")},
-		{"coherence_misses_per_10k", "coherence misses per 10k memory ops", per10k("l1_coherence_misses")},
+		{core.ROICycles, "cycles (region of interest)", func(r sim.Result) float64 { return stat(r, core.ROICycles) }},
+		{cpu.IPC, "IPC (all cores)", func(r sim.Result) float64 { return stat(r, cpu.IPC) }},
+		{coherence.L1MissRate, "L1 miss rate", func(r sim.Result) float64 { return stat(r, coherence.L1MissRate) }},
+		{coherence.BusUtilization, "bus utilisation", func(r sim.Result) float64 { return stat(r, coherence.BusUtilization) }},
+		{"bus_txns_per_10k", "bus transactions per 10k memory ops", per10k(coherence.StatBusRd, coherence.StatBusRdX, coherence.StatBusUpgr)},
+		{"coherence_misses_per_10k", "coherence misses per 10k memory ops", per10k(coherence.StatCoherenceMisses)},
 	}
 }
 

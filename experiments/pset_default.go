@@ -189,7 +189,7 @@ func scorePSetHW(prog *isa.Program, off, on []sim.Result, viols []*psetViolation
 		}
 		if r.Outcome == "hang" {
 			out.hangsOn++
-			if groupStat(r, "ext.pset", "stalls") > 0 && groupStat(r, "ext.pset", "stall_timeouts")+groupStat(r, "ext.pset", "rollbacks") == 0 {
+			if groupStat(r, psethw.StatGroup, psethw.CounterStalls) > 0 && groupStat(r, psethw.StatGroup, psethw.CounterStallTimeouts)+groupStat(r, psethw.StatGroup, psethw.CounterRollbacks) == 0 {
 				out.hungStalled++
 			}
 		}
@@ -199,7 +199,7 @@ func scorePSetHW(prog *isa.Program, off, on []sim.Result, viols []*psetViolation
 		if i < len(off) && off[i].Outcome == "hang" {
 			out.hangsOff++
 		}
-		if groupStat(r, "ext.pset", "stalls")+groupStat(r, "ext.pset", "rollbacks") > 0 {
+		if groupStat(r, psethw.StatGroup, psethw.CounterStalls)+groupStat(r, psethw.StatGroup, psethw.CounterRollbacks) > 0 {
 			out.acted++
 		}
 		var v *psetViolations

@@ -15,7 +15,10 @@ import (
 	"weft/internal/atomicfile"
 	"weft/internal/version"
 
+	"weft/coherence"
 	"weft/configs"
+	"weft/core"
+	"weft/cpu"
 	"weft/detectors"
 	"weft/results"
 	"weft/sim"
@@ -40,10 +43,10 @@ func headlineMetrics() []sweepMetric {
 		}
 	}
 	return []sweepMetric{
-		{"roi_cycles", "cycles (region of interest)", statOf("roi_cycles")},
-		{"ipc", "IPC (instructions per ROI cycle)", statOf("ipc")},
-		{"l1_miss_rate", "L1 miss rate", statOf("l1_miss_rate")},
-		{"bus_utilization", "bus utilisation", statOf("bus_utilization")},
+		{core.ROICycles, "cycles (region of interest)", statOf(core.ROICycles)},
+		{cpu.IPC, "IPC (instructions per ROI cycle)", statOf(cpu.IPC)},
+		{coherence.L1MissRate, "L1 miss rate", statOf(coherence.L1MissRate)},
+		{coherence.BusUtilization, "bus utilisation", statOf(coherence.BusUtilization)},
 	}
 }
 

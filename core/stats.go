@@ -176,6 +176,15 @@ type Summary struct {
 	totals   []Total
 	formulas []Formula
 	index    map[string]int
+	// families are the totals' families, each with the indices of its
+	// totals, in order of first appearance.
+	families []family
+}
+
+// family is a family of groups and the totals that sum over it.
+type family struct {
+	name   string
+	totals []int
 }
 
 // NewSummary declares a summary of totals and formulas. Names are unique,
@@ -197,13 +206,19 @@ func NewSummary(totals []Total, formulas []Formula) (*Summary, error) {
 	if err := add(ROICycles); err != nil {
 		return nil, err
 	}
-	for _, t := range s.totals {
+	for i, t := range s.totals {
 		if t.Family == "" || t.Counter == "" {
 			return nil, fmt.Errorf("stats: total %s needs a family and a counter", t.Name)
 		}
 		if err := add(t.Name); err != nil {
 			return nil, err
 		}
+		f := s.family(t.Family)
+		if f == nil {
+			s.families = append(s.families, family{name: t.Family})
+			f = &s.families[len(s.families)-1]
+		}
+		f.totals = append(f.totals, i)
 	}
 	for _, f := range s.formulas {
 		if f.Eval == nil {
@@ -227,6 +242,16 @@ func NewSummary(totals []Total, formulas []Formula) (*Summary, error) {
 		}
 	}
 	return s, nil
+}
+
+// family returns the family named name, or nil.
+func (s *Summary) family(name string) *family {
+	for i := range s.families {
+		if s.families[i].name == name {
+			return &s.families[i]
+		}
+	}
+	return nil
 }
 
 // Len returns the number of the summary's statistics.
@@ -261,20 +286,19 @@ func (s *Summary) Eval(r *StatRegistry, values []uint64, cycles Cycle, dst []flo
 	}, len(s.totals))
 	off := 0
 	for _, g := range r.groups {
-		fam := Family(g.Name)
-		for i := range s.totals {
-			t, a := &s.totals[i], &acc[i]
-			if t.Family != fam {
-				continue
-			}
-			if a.at == 0 {
-				j := slices.Index(g.Counters, t.Counter)
-				if j < 0 {
-					panic(fmt.Sprintf("stats: total %s: group %s has no counter %s", t.Name, g.Name, t.Counter))
+		if f := s.family(Family(g.Name)); f != nil {
+			for _, i := range f.totals {
+				a := &acc[i]
+				if a.at == 0 {
+					t := &s.totals[i]
+					j := slices.Index(g.Counters, t.Counter)
+					if j < 0 {
+						panic(fmt.Sprintf("stats: total %s: group %s has no counter %s", t.Name, g.Name, t.Counter))
+					}
+					a.at = j + 1
 				}
-				a.at = j + 1
+				a.sum += values[off+a.at-1]
 			}
-			a.sum += values[off+a.at-1]
 		}
 		off += len(g.Counters)
 	}

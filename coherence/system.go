@@ -337,8 +337,8 @@ func (s *System) CoreStats(c int) Stats { return s.st.l1[c] }
 // BusStats returns the bus's counters so far.
 func (s *System) BusStats() Stats { return s.st.bus }
 
-// RegisterStats adds the groups "l1[i]" (L1Stats of core i) and "bus"
-// (BusStats) to r.
+// RegisterStats adds the groups L1Group(i) (L1Stats of core i) and
+// BusGroup (BusStats) to r.
 func (s *System) RegisterStats(r *core.StatRegistry) error {
 	names := func(ss []Stat) []string {
 		out := make([]string, len(ss))
@@ -347,8 +347,9 @@ func (s *System) RegisterStats(r *core.StatRegistry) error {
 		}
 		return out
 	}
+	l1 := names(L1Stats)
 	for c := range s.st.l1 {
-		if err := r.Register(core.StatGroup{Name: fmt.Sprintf("l1[%d]", c), Counters: names(L1Stats), Read: func(dst []uint64) {
+		if err := r.Register(core.StatGroup{Name: L1Group(c), Counters: l1, Read: func(dst []uint64) {
 			for i, x := range L1Stats {
 				dst[i] = s.st.l1[c][x]
 			}
@@ -356,7 +357,7 @@ func (s *System) RegisterStats(r *core.StatRegistry) error {
 			return err
 		}
 	}
-	return r.Register(core.StatGroup{Name: "bus", Counters: names(BusStats), Read: func(dst []uint64) {
+	return r.Register(core.StatGroup{Name: BusGroup, Counters: names(BusStats), Read: func(dst []uint64) {
 		for i, x := range BusStats {
 			dst[i] = s.st.bus[x]
 		}

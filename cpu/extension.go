@@ -188,10 +188,10 @@ func (p *Port) OnThreadStart(f func(c int, from, to int32)) { p.m.onThread = app
 func (p *Port) Charge(c int, cycles core.Cycle) { p.m.cores[c].st.Charge += cycles }
 
 // Stats registers the extension's counters as the statistics group
-// "ext.NAME"; read fills dst with their values and runs only when
-// statistics are read (never on the hot path).
+// ExtGroup(NAME), "ext.NAME"; read fills dst with their values and runs
+// only when statistics are read (never on the hot path).
 func (p *Port) Stats(counters []string, read func(dst []uint64)) error {
-	return p.m.stats.Register(core.StatGroup{Name: "ext." + p.name, Counters: counters, Read: read})
+	return p.m.stats.Register(core.StatGroup{Name: ExtGroup(p.name), Counters: counters, Read: read})
 }
 
 // State registers the extension's state, which checkpoints copy.

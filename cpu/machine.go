@@ -270,7 +270,7 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 		m.cores[i] = c
 	}
 	for _, c := range m.cores {
-		if err := m.stats.Register(core.StatGroup{Name: fmt.Sprintf("core[%d]", c.id), Counters: cpuStatNames[:], Read: c.readStats}); err != nil {
+		if err := m.stats.Register(core.StatGroup{Name: CoreGroup(c.id), Counters: cpuStatNames[:], Read: c.readStats}); err != nil {
 			return nil, err
 		}
 	}
@@ -280,7 +280,7 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 	if m.irritateBelow != 0 {
 		// Only with irritators on, so that the groups of every other run
 		// are unchanged.
-		if err := m.stats.Register(core.StatGroup{Name: "irritators", Counters: []string{"delays", "delay_cycles"},
+		if err := m.stats.Register(core.StatGroup{Name: IrritatorsGroup, Counters: []string{"delays", "delay_cycles"},
 			Read: func(dst []uint64) { dst[0], dst[1] = m.st.irritators, m.st.irritatorCycles }}); err != nil {
 			return nil, err
 		}
@@ -649,32 +649,6 @@ func (m *Machine) ROIGroups() ([]uint64, core.Cycle) {
 		last[i] -= base[i]
 	}
 	return last, end - start
-}
-
-// ROIStats returns the processor and memory counters of the region of
-// interest summed over the cores (and the bus), and its cycles: the totals
-// of ROIGroups.
-func (m *Machine) ROIStats() (Stats, coherence.Stats, core.Cycle) {
-	vals, cycles := m.ROIGroups()
-	var cs Stats
-	var ms coherence.Stats
-	n := len(m.cores)
-	for i := 0; i < n; i++ {
-		for s := range cs {
-			cs[s] += vals[i*int(NumStats)+s]
-		}
-	}
-	off := m.stats.Offset("l1[0]")
-	for i := 0; i < n; i++ {
-		for j, s := range coherence.L1Stats {
-			ms[s] += vals[off+i*len(coherence.L1Stats)+j]
-		}
-	}
-	off = m.stats.Offset("bus")
-	for j, s := range coherence.BusStats {
-		ms[s] += vals[off+j]
-	}
-	return cs, ms, cycles
 }
 
 // Breakdown returns each core's cycle breakdown.

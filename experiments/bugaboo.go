@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 
+	"weft/coherence"
 	"weft/configs"
 	"weft/results"
 )
@@ -46,15 +47,15 @@ func runBugabooTable5(env Env) (*Report, error) {
 		return nil, fmt.Errorf("bugaboo-table5: %w", err)
 	}
 	cols := []struct{ paper, stat string }{
-		{"Rd.Ms", "l1_read_misses_per_10k"},
-		{"Wr.Ms", "l1_write_misses_per_10k"},
-		{"Coh.Ms", "l1_coherence_misses_per_10k"},
+		{"Rd.Ms", coherence.StatReadMisses.Per10k()},
+		{"Wr.Ms", coherence.StatWriteMisses.Per10k()},
+		{"Coh.Ms", coherence.StatCoherenceMisses.Per10k()},
 	}
 	ours := results.NewTable("table5-ours", "weft: misses per 10k memory operations (mean over seeds)", "Benchmark", "Rd.Ms", "Wr.Ms", "Coh.Ms", "Upgr.Ms")
 	for i, name := range names {
 		rs := runs[i*seeds : (i+1)*seeds]
 		row := []any{name}
-		for _, c := range append(cols, struct{ paper, stat string }{"Upgr.Ms", "l1_upgrade_misses_per_10k"}) {
+		for _, c := range append(cols, struct{ paper, stat string }{"Upgr.Ms", coherence.StatUpgradeMisses.Per10k()}) {
 			xs := make([]float64, len(rs))
 			for k, r := range rs {
 				xs[k] = stat(r, c.stat)

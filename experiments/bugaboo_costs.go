@@ -9,6 +9,7 @@ import (
 
 	"weft/configs"
 	"weft/core"
+	"weft/cpu"
 	"weft/detectors/bugaboo"
 	"weft/isa"
 	"weft/results"
@@ -145,7 +146,7 @@ func runBugabooWorkloads(env Env, base configs.Config, ks []*bbKernel) ([]*bbWor
 		}
 		onCycles[w] = append(onCycles[w], float64(r.Cycles))
 		sw0, sw5 := x.sw[0], x.sw[1]
-		mem := stat(r, "mem_ops")
+		mem := stat(r, cpu.StatMemOps.String())
 		w.swAccess = append(w.swAccess, float64(sw5.Accesses())/mem*1e4)
 		w.swEdges = append(w.swEdges, float64(sw5.Graph().Total())/mem*1e4)
 		w.swPushes = append(w.swPushes, float64(sw5.Pushes())/mem*1e4)

@@ -6,8 +6,11 @@ import (
 	"slices"
 	"strconv"
 
+	"weft/coherence"
 	"weft/configs"
 	"weft/core"
+	"weft/cpu"
+	bbhw "weft/cpu/bugaboo"
 	"weft/detectors/bugaboo"
 	"weft/isa"
 	"weft/results"
@@ -106,14 +109,14 @@ type bbCounters struct {
 
 // countersOf reads a run's counters (BB-HW's are 0 when it was off).
 func countersOf(r sim.Result) bbCounters {
-	g := func(name string) float64 { return groupStat(r, "ext.bugaboo", name) }
+	g := func(name string) float64 { return groupStat(r, bbhw.StatGroup, name) }
 	return bbCounters{
-		memOps: stat(r, "mem_ops"), rd: stat(r, "l1_read_misses"), wr: stat(r, "l1_write_misses"),
-		upgr: stat(r, "l1_upgrade_misses"), coh: stat(r, "l1_coherence_misses"),
-		rdPer10k: stat(r, "l1_read_misses_per_10k"), wrPer10k: stat(r, "l1_write_misses_per_10k"),
-		cohPer10k: stat(r, "l1_coherence_misses_per_10k"), upgrPer10k: stat(r, "l1_upgrade_misses_per_10k"),
-		metaWrites: g("meta_writes"), ctInserts: g("ct_inserts"), ctRAW: g("ct_raw"), ctWAW: g("ct_waw"), ctMEM: g("ct_mem"),
-		traps: g("traps"), drops: g("ct_drops"), cycles: float64(r.Cycles),
+		memOps: stat(r, cpu.StatMemOps.String()), rd: stat(r, coherence.StatReadMisses.String()), wr: stat(r, coherence.StatWriteMisses.String()),
+		upgr: stat(r, coherence.StatUpgradeMisses.String()), coh: stat(r, coherence.StatCoherenceMisses.String()),
+		rdPer10k: stat(r, coherence.StatReadMisses.Per10k()), wrPer10k: stat(r, coherence.StatWriteMisses.Per10k()),
+		cohPer10k: stat(r, coherence.StatCoherenceMisses.Per10k()), upgrPer10k: stat(r, coherence.StatUpgradeMisses.Per10k()),
+		metaWrites: g(bbhw.CounterMetaWrites), ctInserts: g(bbhw.CounterInserts), ctRAW: g(bbhw.CounterRAW), ctWAW: g(bbhw.CounterWAW), ctMEM: g(bbhw.CounterMEM),
+		traps: g(bbhw.CounterTraps), drops: g(bbhw.CounterDrops), cycles: float64(r.Cycles),
 	}
 }
 

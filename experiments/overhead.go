@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	"weft/configs"
+	"weft/cpu"
+	bbhw "weft/cpu/bugaboo"
+	psethw "weft/cpu/pset"
 	"weft/results"
 	"weft/sim"
 	"weft/workloads"
@@ -48,13 +51,13 @@ func (c psetCost) overhead() float64 { return 100 * (c.on - c.off) / c.off }
 func psetCostOf(off, on []sim.Result) psetCost {
 	var c psetCost
 	for j := range on {
-		rb := groupStat(on[j], "ext.pset", "rollback_cycles")
+		rb := groupStat(on[j], psethw.StatGroup, psethw.CounterRollbackCycles)
 		c.off += float64(off[j].Cycles)
 		c.on += float64(on[j].Cycles) + rb
-		c.check += groupStat(on[j], "ext.pset", "check_cycles")
-		c.stall += groupStat(on[j], "ext.pset", "stall_cycles")
+		c.check += groupStat(on[j], psethw.StatGroup, psethw.CounterCheckCycles)
+		c.stall += groupStat(on[j], psethw.StatGroup, psethw.CounterStallCycles)
 		c.rollback += rb
-		c.rbs += groupStat(on[j], "ext.pset", "rollbacks")
+		c.rbs += groupStat(on[j], psethw.StatGroup, psethw.CounterRollbacks)
 	}
 	return c
 }
@@ -88,10 +91,10 @@ func overheadSection(entries []workloads.Entry, runs, hwRuns, psetRuns [][]sim.R
 		for j := range runs[i] {
 			off += float64(runs[i][j].Cycles)
 			on += float64(hwRuns[i][j].Cycles)
-			inserts += groupStat(hwRuns[i][j], "ext.bugaboo", "ct_inserts")
-			traps += groupStat(hwRuns[i][j], "ext.bugaboo", "traps")
-			drops += groupStat(hwRuns[i][j], "ext.bugaboo", "ct_drops")
-			m, _ := hwRuns[i][j].Stats.Get("mem_ops")
+			inserts += groupStat(hwRuns[i][j], bbhw.StatGroup, bbhw.CounterInserts)
+			traps += groupStat(hwRuns[i][j], bbhw.StatGroup, bbhw.CounterTraps)
+			drops += groupStat(hwRuns[i][j], bbhw.StatGroup, bbhw.CounterDrops)
+			m, _ := hwRuns[i][j].Stats.Get(cpu.StatMemOps.String())
 			memOps += m
 		}
 		n := float64(len(runs[i]))

@@ -7,6 +7,7 @@ import (
 
 	"weft/configs"
 	"weft/core"
+	psethw "weft/cpu/pset"
 	"weft/detectors/pset"
 	"weft/isa"
 	"weft/sim"
@@ -183,7 +184,7 @@ func scorePSetHW(prog *isa.Program, off, on []sim.Result, viols []*psetViolation
 		}
 		if r.Outcome == core.Hang {
 			out.hangsOn++
-			if groupStat(r, "ext.pset", "stalls") > 0 && groupStat(r, "ext.pset", "stall_timeouts")+groupStat(r, "ext.pset", "rollbacks") == 0 {
+			if groupStat(r, psethw.StatGroup, psethw.CounterStalls) > 0 && groupStat(r, psethw.StatGroup, psethw.CounterStallTimeouts)+groupStat(r, psethw.StatGroup, psethw.CounterRollbacks) == 0 {
 				out.hungStalled++
 			}
 		}
@@ -193,7 +194,7 @@ func scorePSetHW(prog *isa.Program, off, on []sim.Result, viols []*psetViolation
 		if i < len(off) && off[i].Outcome == core.Hang {
 			out.hangsOff++
 		}
-		if groupStat(r, "ext.pset", "stalls")+groupStat(r, "ext.pset", "rollbacks") > 0 {
+		if groupStat(r, psethw.StatGroup, psethw.CounterStalls)+groupStat(r, psethw.StatGroup, psethw.CounterRollbacks) > 0 {
 			out.acted++
 		}
 		var v *psetViolations

@@ -7,8 +7,11 @@ import (
 	"strings"
 
 	"weft/analysis"
+	"weft/coherence"
 	"weft/configs"
 	"weft/core"
+	"weft/cpu"
+	psethw "weft/cpu/pset"
 	"weft/detectors/avio"
 	"weft/detectors/pset"
 	"weft/internal/numfmt"
@@ -496,12 +499,12 @@ func psetTable2(env Env, ks []*psetKernel, nTrain int) (Section, string, uint64,
 				continue
 			}
 			offC, onC = append(offC, float64(off.Cycles)), append(onC, float64(on.Cycles))
-			g, _ := on.Groups.Get("ext.pset")
-			c, _ := g.Stats.Get("checks")
-			cc, _ := g.Stats.Get("check_cycles")
+			g, _ := on.Groups.Get(psethw.StatGroup)
+			c, _ := g.Stats.Get(psethw.CounterChecks)
+			cc, _ := g.Stats.Get(psethw.CounterCheckCycles)
 			checks, checkCyc = checks+c, checkCyc+cc
-			metaB += stat(on, "meta_bytes")
-			memOps += stat(on, "mem_ops")
+			metaB += stat(on, coherence.StatMetaBytes.String())
+			memOps += stat(on, cpu.StatMemOps.String())
 		}
 		if len(onC) > 0 && memOps > 0 {
 			mOff, mOn := results.Summarize(offC).Median, results.Summarize(onC).Median
@@ -516,14 +519,14 @@ func psetTable2(env Env, ks []*psetKernel, nTrain int) (Section, string, uint64,
 					fail[m]++
 				}
 				if m == 3 {
-					g, _ := r.Groups.Get("ext.pset")
-					rb, _ := g.Stats.Get("rollbacks")
+					g, _ := r.Groups.Get(psethw.StatGroup)
+					rb, _ := g.Stats.Get(psethw.CounterRollbacks)
 					rollbacks += uint64(rb)
 				}
 				if m == 1 {
-					g, _ := r.Groups.Get("ext.pset")
-					st, _ := g.Stats.Get("stalls")
-					to, _ := g.Stats.Get("stall_timeouts")
+					g, _ := r.Groups.Get(psethw.StatGroup)
+					st, _ := g.Stats.Get(psethw.CounterStalls)
+					to, _ := g.Stats.Get(psethw.CounterStallTimeouts)
 					stalls += uint64(st)
 					timeouts += uint64(to)
 				}

@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"weft/coherence"
 	"weft/configs"
 	"weft/core"
+	psethw "weft/cpu/pset"
 	"weft/detectors/pset"
 	"weft/isa"
 	"weft/results"
@@ -112,12 +114,12 @@ func psetCheckpointSweep(env Env, ks []*psetKernel, nTrain int) (Section, uint64
 				if r.Outcome != core.Pass {
 					f++
 				}
-				g, _ := r.Groups.Get("ext.pset")
-				v, _ := g.Stats.Get("rollbacks")
+				g, _ := r.Groups.Get(psethw.StatGroup)
+				v, _ := g.Stats.Get(psethw.CounterRollbacks)
 				rb += v
-				v, _ = g.Stats.Get("rollbacks_exhausted")
+				v, _ = g.Stats.Get(psethw.CounterRollbacksExhausted)
 				acc += v
-				v, _ = g.Stats.Get("checkpoints")
+				v, _ = g.Stats.Get(psethw.CounterCheckpoints)
 				ckpts += v
 				win = append(win, wins[j]...)
 			}
@@ -335,7 +337,7 @@ func psetL1Sweep(env Env, ks []*psetKernel, nTrain int) (Section, uint64, error)
 			o := (ki*len(sets) + si) * runs
 			found, f, fl, fs := psetHWDetection(k.prog, all[o:o+runs], logs[o:o+runs])
 			for _, r := range all[o : o+runs] {
-				evictions += stat(r, "evictions")
+				evictions += stat(r, coherence.StatEvictions.String())
 			}
 			falses += len(fs)
 			if k.row > 15 {

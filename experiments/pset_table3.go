@@ -6,6 +6,7 @@ import (
 
 	"weft/configs"
 	"weft/core"
+	psethw "weft/cpu/pset"
 	"weft/detectors/pset"
 	"weft/isa"
 	"weft/results"
@@ -273,8 +274,8 @@ func psetTable3(env Env, ks []*psetKernel, nTrain int) (Section, uint64, error) 
 			for k := range c.pairs {
 				pairs[k] = true
 			}
-			g, _ := r.Groups.Get("ext.pset")
-			u, _ := g.Stats.Get("pset_updates")
+			g, _ := r.Groups.Get(psethw.StatGroup)
+			u, _ := g.Stats.Get(psethw.CounterPSetUpdates)
 			updates += int(u)
 		}
 		total := st + rb + cn

@@ -323,6 +323,28 @@ func BenchmarkKernelBatch(b *testing.B) {
 	}
 }
 
+// BenchmarkCollect builds the result of a finished run of
+// bb-circular-list on 8 cores, as every run does once at its end: its
+// statistics (the registry's groups summed, then the formulas), the cycle
+// breakdown and the config hash. Statistics cost a run nothing before.
+func BenchmarkCollect(b *testing.B) {
+	p, err := workloads.Program("bb-circular-list")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg, _ := sim.FitCores(configs.Default(), p)
+	m, err := sim.Build(cfg, p, 1, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Start()
+	m.Run()
+	b.ReportAllocs()
+	for b.Loop() {
+		sim.Collect(m, cfg, 1)
+	}
+}
+
 // benchProgram times runs of p (seed 1) on the default machine with cores
 // cores, each of which must pass, and reports MIPS.
 func benchProgram(b *testing.B, name string, cores int, p *isa.Program) {

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"strings"
 	"testing"
 
 	"weft/coherence"
@@ -13,7 +14,8 @@ import (
 
 // The statistics groups add up to the run's totals: every processor
 // counter summed over core[i], every memory counter over l1[i] and the
-// bus, region of interest included; and counters are really per core.
+// bus, region of interest included; the derived rates are those computed
+// here from the sums; and counters are really per core.
 func TestStatGroupsSumToTotals(t *testing.T) {
 	for _, name := range []string{"prodcons", "counter-race", "stencil", "fft", "water", "mysql-binlog"} {
 		prog, err := workloads.Program(name)
@@ -30,20 +32,23 @@ func TestStatGroupsSumToTotals(t *testing.T) {
 		for _, g := range r.Groups {
 			for _, st := range g.Stats {
 				switch {
-				case len(g.Name) > 5 && g.Name[:5] == "core[":
+				case strings.HasPrefix(g.Name, "core["):
 					sum[st.Name] += st.Value
 					if st.Name == "instructions" && st.Value > 0 {
 						active++
 					}
-				case len(g.Name) > 3 && g.Name[:3] == "l1[":
+				case strings.HasPrefix(g.Name, "l1["):
 					sum["l1_"+st.Name] += st.Value
 				case g.Name == "bus":
 					sum["bus_"+st.Name] += st.Value
 				}
 			}
 		}
+		// totals are the sums by run-JSON name.
+		totals := map[string]float64{}
 		for i := cpu.Stat(0); i < cpu.NumStats; i++ {
 			want, _ := r.Stats.Get(i.String())
+			totals[i.String()] = sum[i.String()]
 			if sum[i.String()] != want {
 				t.Errorf("%s: core groups sum %s to %v, total %v", name, i, sum[i.String()], want)
 			}
@@ -57,10 +62,12 @@ func TestStatGroupsSumToTotals(t *testing.T) {
 				}
 			}
 			want, _ := r.Stats.Get(i.String())
+			totals[i.String()] = sum[key]
 			if sum[key] != want {
 				t.Errorf("%s: groups sum %s to %v, total %v", name, i, sum[key], want)
 			}
 		}
+		checkDerived(t, name, r.Stats, totals)
 		if active < 2 {
 			t.Errorf("%s: %d cores with instructions in their group", name, active)
 		}
@@ -108,4 +115,50 @@ func (c *countingDetector) Name() string         { return "reads" }
 func (c *countingDetector) Kinds() core.KindMask { return core.MaskOf(core.KindRead) }
 func (c *countingDetector) Findings() []core.Finding {
 	return []core.Finding{{Detector: "reads", Kind: "count"}}
+}
+
+// checkDerived checks a run's statistics against an independent
+// computation from sum (the counters by run-JSON name): the
+// keys in run JSON's order, the rates per 10k memory operations, the L1
+// miss rate, the bus utilisation and IPC, written out one by one as run
+// JSON defines them.
+func checkDerived(t *testing.T, name string, stats sim.Stats, sum map[string]float64) {
+	t.Helper()
+	roi, _ := stats.Get("roi_cycles")
+	memOps := sum["mem_ops"]
+	want := sim.Stats{{Name: "roi_cycles", Value: roi}}
+	for i := cpu.Stat(0); i < cpu.NumStats; i++ {
+		want = append(want, sim.Stat{Name: i.String(), Value: sum[i.String()]})
+	}
+	for i := coherence.Stat(0); i < coherence.NumStats; i++ {
+		want = append(want, sim.Stat{Name: i.String(), Value: sum[i.String()]})
+	}
+	for _, s := range []string{"l1_read_misses", "l1_write_misses", "l1_upgrade_misses", "l1_coherence_misses",
+		"fills_c2c", "fills_memory", "bus_busrd", "bus_busrdx", "bus_busupgr", "invalidations", "writebacks", "evictions"} {
+		v := 0.0
+		if memOps != 0 {
+			v = sum[s] * 10000 / memOps
+		}
+		want = append(want, sim.Stat{Name: s + "_per_10k", Value: v})
+	}
+	accesses := uint64(sum["l1_reads"] + sum["l1_writes"])
+	misses := uint64(sum["l1_read_misses"] + sum["l1_write_misses"] + sum["l1_upgrade_misses"])
+	rate, util, ipc := 0.0, 0.0, 0.0
+	if accesses > 0 {
+		rate = float64(misses) / float64(accesses)
+	}
+	if roi > 0 {
+		util = min(sum["bus_busy_cycles"]/roi, 1)
+		ipc = sum["instructions"] / roi
+	}
+	want = append(want, sim.Stat{Name: "l1_miss_rate", Value: rate}, sim.Stat{Name: "bus_utilization", Value: util}, sim.Stat{Name: "ipc", Value: ipc})
+	if len(stats) != len(want) {
+		t.Errorf("%s: %d statistics, want %d", name, len(stats), len(want))
+		return
+	}
+	for i := range want {
+		if stats[i] != want[i] {
+			t.Errorf("%s: statistic %d is %s = %v, want %s = %v", name, i, stats[i].Name, stats[i].Value, want[i].Name, want[i].Value)
+		}
+	}
 }

@@ -385,8 +385,9 @@ type Result struct {
 	ThreadInstructions []uint64 `json:"thread_instructions"`
 	// Outputs are the values written by out, in global order.
 	Outputs []int64 `json:"outputs"`
-	// Stats are the region-of-interest statistics: counters, rates per 10k
-	// memory operations, miss rate, bus utilisation and IPC.
+	// Stats are the region-of-interest statistics (cpu.Summary): counters
+	// summed over the statistics groups, rates per 10k memory operations,
+	// miss rate, bus utilisation and IPC.
 	Stats Stats `json:"stats"`
 	// Breakdown is each core's cycle breakdown, by core.
 	Breakdown []CoreTime `json:"cycle_breakdown"`
@@ -587,45 +588,12 @@ func Collect(m *cpu.Machine, cfg configs.Config, seed uint64) Result {
 		ConfigHash:         cfg.Hash(),
 		WeftVersion:        version.String(),
 	}
-	cs, ms, roiCycles := m.ROIStats()
-	stats := make(Stats, 0, int(cpu.NumStats)+int(coherence.NumStats)*2+4)
-	stats = append(stats, Stat{"roi_cycles", float64(roiCycles)})
-	for i := cpu.Stat(0); i < cpu.NumStats; i++ {
-		stats = append(stats, Stat{i.String(), float64(cs[i])})
+	sum := cpu.Summary()
+	vals := m.ROISummary(nil)
+	stats := make(Stats, sum.Len())
+	for i, v := range vals {
+		stats[i] = Stat{Name: sum.Name(i), Value: v}
 	}
-	for i := coherence.Stat(0); i < coherence.NumStats; i++ {
-		stats = append(stats, Stat{i.String(), float64(ms[i])})
-	}
-	memOps := float64(cs[cpu.StatMemOps])
-	per10k := func(v uint64) float64 {
-		if memOps == 0 {
-			return 0
-		}
-		return float64(v) * 10000 / memOps
-	}
-	for _, s := range []coherence.Stat{coherence.StatReadMisses, coherence.StatWriteMisses, coherence.StatUpgradeMisses,
-		coherence.StatCoherenceMisses, coherence.StatFillsC2C, coherence.StatFillsMemory, coherence.StatBusRd,
-		coherence.StatBusRdX, coherence.StatBusUpgr, coherence.StatInvalidations, coherence.StatWritebacks, coherence.StatEvictions} {
-		stats = append(stats, Stat{s.String() + "_per_10k", per10k(ms[s])})
-	}
-	accesses := ms[coherence.StatReads] + ms[coherence.StatWrites]
-	misses := ms[coherence.StatReadMisses] + ms[coherence.StatWriteMisses] + ms[coherence.StatUpgradeMisses]
-	rate := 0.0
-	if accesses > 0 {
-		rate = float64(misses) / float64(accesses)
-	}
-	util := 0.0
-	if roiCycles > 0 {
-		util = float64(ms[coherence.StatBusBusyCycles]) / float64(roiCycles)
-		if util > 1 {
-			util = 1
-		}
-	}
-	ipc := 0.0
-	if roiCycles > 0 {
-		ipc = float64(cs[cpu.StatInstructions]) / float64(roiCycles)
-	}
-	stats = append(stats, Stat{"l1_miss_rate", rate}, Stat{"bus_utilization", util}, Stat{"ipc", ipc})
 	r.Stats = stats
 	for _, b := range m.Breakdown() {
 		r.Breakdown = append(r.Breakdown, CoreTime{

@@ -1,6 +1,11 @@
 package sweep
 
-import "weft/sim"
+import (
+	"weft/coherence"
+	"weft/core"
+	"weft/cpu"
+	"weft/sim"
+)
 
 // Metric is one per-run quantity that sweep reports and the machine
 // studies (weft reproduce machine-scaling, machine-cache) tabulate and
@@ -36,12 +41,12 @@ func (m Metric) LabelInStudy() string {
 // only the machine studies show.
 func Metrics() []Metric {
 	return []Metric{
-		{Name: "roi_cycles", Label: "cycles (region of interest)", Headline: true, Value: stat("roi_cycles")},
-		{Name: "ipc", Label: "IPC (instructions per ROI cycle)", StudyLabel: "IPC (all cores)", Headline: true, Value: stat("ipc")},
-		{Name: "l1_miss_rate", Label: "L1 miss rate", Headline: true, Value: stat("l1_miss_rate")},
-		{Name: "bus_utilization", Label: "bus utilisation", Headline: true, Value: stat("bus_utilization")},
-		{Name: "bus_txns_per_10k", Label: "bus transactions per 10k memory ops", Value: per10k("bus_busrd", "bus_busrdx", "bus_busupgr")},
-		{Name: "coherence_misses_per_10k", Label: "coherence misses per 10k memory ops", Value: per10k("l1_coherence_misses")},
+		{Name: core.ROICycles, Label: "cycles (region of interest)", Headline: true, Value: stat(core.ROICycles)},
+		{Name: cpu.IPC, Label: "IPC (instructions per ROI cycle)", StudyLabel: "IPC (all cores)", Headline: true, Value: stat(cpu.IPC)},
+		{Name: coherence.L1MissRate, Label: "L1 miss rate", Headline: true, Value: stat(coherence.L1MissRate)},
+		{Name: coherence.BusUtilization, Label: "bus utilisation", Headline: true, Value: stat(coherence.BusUtilization)},
+		{Name: "bus_txns_per_10k", Label: "bus transactions per 10k memory ops", Value: per10k(coherence.StatBusRd, coherence.StatBusRdX, coherence.StatBusUpgr)},
+		{Name: "coherence_misses_per_10k", Label: "coherence misses per 10k memory ops", Value: per10k(coherence.StatCoherenceMisses)},
 	}
 }
 
@@ -65,12 +70,12 @@ func stat(name string) func(*sim.Result) float64 {
 	}
 }
 
-// per10k sums the statistics NAME_per_10k of the names.
-func per10k(names ...string) func(*sim.Result) float64 {
+// per10k sums the per-10k rates of the memory system's statistics.
+func per10k(stats ...coherence.Stat) func(*sim.Result) float64 {
 	return func(r *sim.Result) float64 {
 		var v float64
-		for _, n := range names {
-			x, _ := r.Stats.Get(n + "_per_10k")
+		for _, st := range stats {
+			x, _ := r.Stats.Get(st.Per10k())
 			v += x
 		}
 		return v

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"weft/coherence"
 	"weft/core"
+	"weft/cpu"
 	"weft/isa"
 	"weft/results"
 	"weft/sim"
@@ -27,7 +29,7 @@ func printRun(w io.Writer, tg target, r sim.Result) {
 	}
 	fmt.Fprintf(w, "cycles    %d\n", r.Cycles)
 	ipc := "IPC " + results.FormatReadable(runIPC(r))
-	if roi := uint64(st("roi_cycles")); roi != r.Cycles && st("instructions") > 0 {
+	if roi := uint64(st(core.ROICycles)); roi != r.Cycles && st(cpu.StatInstructions.String()) > 0 {
 		ipc += " over " + plural(roi, "ROI cycle")
 	}
 	fmt.Fprintf(w, "instrs    %d   %s   per thread %s\n", r.Instructions, ipc, joinInts(r.ThreadInstructions))
@@ -39,18 +41,22 @@ func printRun(w io.Writer, tg target, r sim.Result) {
 		outs += "   expected " + joinInts(tg.prog.Expect)
 	}
 	fmt.Fprintf(w, "outputs   %s\n", outs)
-	count := func(name, word string) string { return plural(int64(st(name)), word) }
+	// n is a counter's value (a cpu.Stat or a coherence.Stat); count says it
+	// with its word.
+	n := func(s fmt.Stringer) int64 { return int64(st(s.String())) }
+	count := func(s fmt.Stringer, word string) string { return plural(n(s), word) }
 	fmt.Fprintf(w, "memory    %s, %s, %s; L1 miss rate %s (%d read, %d write, %s; %d coherence)\n",
-		count("loads", "load"), count("stores", "store"), count("rmws", "RMW"), pct(st("l1_miss_rate")),
-		int64(st("l1_read_misses")), int64(st("l1_write_misses")), count("l1_upgrade_misses", "upgrade miss"), int64(st("l1_coherence_misses")))
+		count(cpu.StatLoads, "load"), count(cpu.StatStores, "store"), count(cpu.StatRMWs, "RMW"), pct(st(coherence.L1MissRate)),
+		n(coherence.StatReadMisses), n(coherence.StatWriteMisses), count(coherence.StatUpgradeMisses, "upgrade miss"), n(coherence.StatCoherenceMisses))
 	fmt.Fprintf(w, "          fills %d cache-to-cache, %d memory; %s, %s, %s\n",
-		int64(st("fills_c2c")), int64(st("fills_memory")), count("invalidations", "invalidation"), count("writebacks", "writeback"), count("evictions", "eviction"))
+		n(coherence.StatFillsC2C), n(coherence.StatFillsMemory), count(coherence.StatInvalidations, "invalidation"),
+		count(coherence.StatWritebacks, "writeback"), count(coherence.StatEvictions, "eviction"))
 	fmt.Fprintf(w, "bus       utilisation %s; %d BusRd, %d BusRdX, %d BusUpgr; %s, %s\n",
-		pct(st("bus_utilization")), int64(st("bus_busrd")), int64(st("bus_busrdx")), int64(st("bus_busupgr")),
-		count("bus_busy_cycles", "busy cycle"), count("bus_queue_cycles", "queueing cycle"))
+		pct(st(coherence.BusUtilization)), n(coherence.StatBusRd), n(coherence.StatBusRdX), n(coherence.StatBusUpgr),
+		count(coherence.StatBusBusyCycles, "busy cycle"), count(coherence.StatBusQueueCycles, "queueing cycle"))
 	fmt.Fprintf(w, "sync      %s (%s), %s, %s, %s, %s\n",
-		count("lock_acquires", "lock acquire"), count("lock_spins", "spin"), count("barriers", "barrier"), count("cond_waits", "condition wait"),
-		count("signals", "signal"), count("spawns", "spawn"))
+		count(cpu.StatLockAcquires, "lock acquire"), count(cpu.StatLockSpins, "spin"), count(cpu.StatBarriers, "barrier"),
+		count(cpu.StatCondWaits, "condition wait"), count(cpu.StatSignals, "signal"), count(cpu.StatSpawns, "spawn"))
 	printBreakdown(w, r.Breakdown)
 }
 
@@ -133,11 +139,11 @@ var batchColumns = [...]struct {
 	{"cycles", func(r sim.Result) float64 { return float64(r.Cycles) }, results.FormatReadable},
 	{"instructions", func(r sim.Result) float64 { return float64(r.Instructions) }, results.FormatReadable},
 	{"IPC", runIPC, results.FormatReadable},
-	{"L1 miss rate", func(r sim.Result) float64 { return stats(r)("l1_miss_rate") }, pct},
-	{"bus utilisation", func(r sim.Result) float64 { return stats(r)("bus_utilization") }, pct},
+	{"L1 miss rate", func(r sim.Result) float64 { return stats(r)(coherence.L1MissRate) }, pct},
+	{"bus utilisation", func(r sim.Result) float64 { return stats(r)(coherence.BusUtilization) }, pct},
 	{"L1 misses", func(r sim.Result) float64 {
 		st := stats(r)
-		return st("l1_read_misses") + st("l1_write_misses") + st("l1_upgrade_misses")
+		return st(coherence.StatReadMisses.String()) + st(coherence.StatWriteMisses.String()) + st(coherence.StatUpgradeMisses.String())
 	}, results.FormatReadable},
 }
 
@@ -254,7 +260,7 @@ func pcText(prog *isa.Program, pc int32) string {
 
 // runIPC is the run's IPC: instructions per cycle of the region of
 // interest (the whole run when the program has no roi).
-func runIPC(r sim.Result) float64 { return stats(r)("ipc") }
+func runIPC(r sim.Result) float64 { return stats(r)(cpu.IPC) }
 
 // stats returns a getter for r's named statistics (0 when absent).
 func stats(r sim.Result) func(name string) float64 {
@@ -315,6 +321,10 @@ func joinInts[T int32 | int64 | uint64](vs []T) string {
 	return strings.Join(s, " ")
 }
 
+// groupCol is a column of the per-core counters table: a counter of each
+// core's group of family (cpu.CoreFamily or coherence.L1Family).
+type groupCol struct{ family, name, head string }
+
 // printGroups prints the per-core counters of a run recorded with --groups.
 func printGroups(w io.Writer, groups sim.Groups) {
 	if len(groups) == 0 {
@@ -322,10 +332,12 @@ func printGroups(w io.Writer, groups sim.Groups) {
 	}
 	fmt.Fprintln(w, "\nper-core counters (region of interest)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	cols := []struct{ group, name, head string }{
-		{"core", "instructions", "instrs"}, {"core", "loads", "loads"}, {"core", "stores", "stores"}, {"core", "rmws", "rmws"},
-		{"l1", "read_misses", "read_misses"}, {"l1", "write_misses", "write_misses"}, {"l1", "upgrade_misses", "upgrades"},
-		{"l1", "coherence_misses", "coherence"}, {"l1", "invalidations", "invalidated"}, {"l1", "evictions", "evictions"},
+	coreCol := func(s cpu.Stat, head string) groupCol { return groupCol{cpu.CoreFamily, s.String(), head} }
+	l1Col := func(s coherence.Stat, head string) groupCol { return groupCol{coherence.L1Family, s.GroupName(), head} }
+	cols := []groupCol{
+		coreCol(cpu.StatInstructions, "instrs"), coreCol(cpu.StatLoads, "loads"), coreCol(cpu.StatStores, "stores"), coreCol(cpu.StatRMWs, "rmws"),
+		l1Col(coherence.StatReadMisses, "read_misses"), l1Col(coherence.StatWriteMisses, "write_misses"), l1Col(coherence.StatUpgradeMisses, "upgrades"),
+		l1Col(coherence.StatCoherenceMisses, "coherence"), l1Col(coherence.StatInvalidations, "invalidated"), l1Col(coherence.StatEvictions, "evictions"),
 	}
 	fmt.Fprint(tw, "core\t")
 	for _, c := range cols {
@@ -333,15 +345,15 @@ func printGroups(w io.Writer, groups sim.Groups) {
 	}
 	fmt.Fprintln(tw)
 	for i := 0; ; i++ {
-		cg, ok := groups.Get(fmt.Sprintf("core[%d]", i))
+		cg, ok := groups.Get(cpu.CoreGroup(i))
 		if !ok {
 			break
 		}
-		lg, _ := groups.Get(fmt.Sprintf("l1[%d]", i))
+		lg, _ := groups.Get(coherence.L1Group(i))
 		fmt.Fprintf(tw, "%d\t", i)
 		for _, c := range cols {
 			g := cg
-			if c.group == "l1" {
+			if c.family == coherence.L1Family {
 				g = lg
 			}
 			v, _ := g.Stats.Get(c.name)

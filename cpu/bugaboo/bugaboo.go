@@ -88,7 +88,7 @@ const (
 // CTInsert and CTDrain events carry it.
 const NullPC = ^uint64(0)
 
-// Counters of the "ext.bugaboo" statistics group.
+// The indices of the counters of the statistics group StatGroup.
 const (
 	statCtxShifts = iota
 	statMetaWrites
@@ -104,8 +104,30 @@ const (
 	numStats
 )
 
-var statNames = [numStats]string{"ctx_shifts", "meta_writes", "ct_inserts", "ct_raw", "ct_waw", "ct_mem",
-	"ct_drops", "ct_waits", "traps", "drained", "trap_cycles"}
+// Name is BB-HW's extension name; its counters are the statistics group
+// StatGroup.
+const Name = "bugaboo"
+
+// StatGroup is the name of BB-HW's statistics group, "ext.bugaboo".
+const StatGroup = cpu.ExtGroupPrefix + Name
+
+// The names of the counters of the statistics group StatGroup.
+const (
+	CounterCtxShifts  = "ctx_shifts"
+	CounterMetaWrites = "meta_writes"
+	CounterInserts    = "ct_inserts"
+	CounterRAW        = "ct_raw"
+	CounterWAW        = "ct_waw"
+	CounterMEM        = "ct_mem"
+	CounterDrops      = "ct_drops"
+	CounterWaits      = "ct_waits"
+	CounterTraps      = "traps"
+	CounterDrained    = "drained"
+	CounterTrapCycles = "trap_cycles"
+)
+
+var statNames = [numStats]string{CounterCtxShifts, CounterMetaWrites, CounterInserts, CounterRAW, CounterWAW,
+	CounterMEM, CounterDrops, CounterWaits, CounterTraps, CounterDrained, CounterTrapCycles}
 
 // entry is one communication-table edge.
 type entry struct {
@@ -154,8 +176,8 @@ func New(spec Spec) (*HW, error) {
 	return h, nil
 }
 
-// Name returns "bugaboo".
-func (h *HW) Name() string { return "bugaboo" }
+// Name returns Name, "bugaboo".
+func (h *HW) Name() string { return Name }
 
 // Meta reserves the writer PC and, with a context, the writer context of
 // every line.

@@ -124,7 +124,7 @@ const (
 // MaxReaders is the most reader slots a granule may have.
 const MaxReaders = 16
 
-// The counters of the statistics group "ext.pset".
+// The indices of the counters of the statistics group StatGroup.
 const (
 	statChecks = iota
 	statCheckCycles
@@ -141,7 +141,34 @@ const (
 // with), stalls (stall verdicts, re-stalls after a wake included) and
 // stall_timeouts (accesses a timeout let through) and stall_cycles (the
 // cycles stalled accesses waited, perturbation holds included).
-var statNames = [numStats]string{"checks", "check_cycles", "violations", "stalls", "stall_timeouts", "stall_cycles"}
+var statNames = [numStats]string{CounterChecks, CounterCheckCycles, CounterViolations, CounterStalls,
+	CounterStallTimeouts, CounterStallCycles}
+
+// Name is the PSet hardware's extension name; its counters are the
+// statistics group StatGroup.
+const Name = "pset"
+
+// StatGroup is the name of the PSet hardware's statistics group,
+// "ext.pset".
+const StatGroup = cpu.ExtGroupPrefix + Name
+
+// The names of the counters of the statistics group StatGroup (statNames,
+// then rbNames).
+const (
+	CounterChecks             = "checks"
+	CounterCheckCycles        = "check_cycles"
+	CounterViolations         = "violations"
+	CounterStalls             = "stalls"
+	CounterStallTimeouts      = "stall_timeouts"
+	CounterStallCycles        = "stall_cycles"
+	CounterRollbacks          = "rollbacks"
+	CounterCheckpoints        = "checkpoints"
+	CounterRollbacksExhausted = "rollbacks_exhausted"
+	CounterPSetUpdates        = "pset_updates"
+	CounterRollbackCycles     = "rollback_cycles"
+	CounterRollbackInstrs     = "rollback_instrs"
+	CounterPerturbHolds       = "perturb_holds"
+)
 
 // The rollback counters (not rolled back with the run): rollbacks asked
 // for, checkpoints the machine took, violations accepted without a
@@ -152,7 +179,8 @@ var statNames = [numStats]string{"checks", "check_cycles", "violations", "stalls
 // (counted when each was asked for: the actual windows), and the
 // perturbation holds. The other counters describe the execution that was
 // kept: a rollback restores them.
-var rbNames = []string{"rollbacks", "checkpoints", "rollbacks_exhausted", "pset_updates", "rollback_cycles", "rollback_instrs", "perturb_holds"}
+var rbNames = []string{CounterRollbacks, CounterCheckpoints, CounterRollbacksExhausted, CounterPSetUpdates,
+	CounterRollbackCycles, CounterRollbackInstrs, CounterPerturbHolds}
 
 // The indices of rb.counts.
 const (
@@ -285,8 +313,8 @@ func New(spec Spec) (*HW, error) {
 	return &HW{spec: spec, psets: spec.PSets, ins: spec.Mode >= Rollback}, nil
 }
 
-// Name returns "pset".
-func (h *HW) Name() string { return "pset" }
+// Name returns Name, "pset".
+func (h *HW) Name() string { return Name }
 
 // Meta reserves each granule's writer and reader slots: 32-bit
 // instruction ids (the paper's 4-bit library id and 28-bit offset), 16-bit

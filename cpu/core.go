@@ -532,7 +532,12 @@ func (c *Core) direct(in *isa.Instruction) int8 {
 	}
 	st.Bucket = MemStall
 	c.access(in, f, a, write)
-	return c.retireDirect()
+	c.performed(f, a, write)
+	st.PC++
+	if !c.retire() {
+		return directStop
+	}
+	return directDone
 }
 
 // directLock is the direct path of an uncontended lock (the lock word at
@@ -576,18 +581,26 @@ func (c *Core) directLock(in *isa.Instruction, a uint64) int8 {
 			c.acquire(f, a, held)
 		}
 		st.PC++
-		return c.retireDirect()
+		if !c.retire() {
+			return directStop
+		}
+		return directDone
 	}
 }
 
 // issue issues the instruction at the core's PC: once, before its first
-// phase. A memory instruction (mem) draws its jitter and irritator.
+// phase. A memory instruction (mem) draws its jitter, the random extra
+// latency of sim.jitter_cycles, from the thread's stream, then its
+// irritator.
 func (c *Core) issue(mem bool) {
 	m := c.m
-	c.st.Issued = true
+	st := &c.st
+	st.Issued = true
 	if mem {
-		if m.spec.JitterCycles > 0 {
-			c.jitter()
+		if hi := m.spec.JitterCycles; hi > 0 {
+			j := core.Cycle(st.RNG.UpTo(hi))
+			st.Time += j
+			st.Buckets[MemStall] += j
 		}
 		if m.irritateBelow != 0 {
 			c.irritate()
@@ -681,24 +694,6 @@ func (c *Core) checksSkipped(f int, a uint64) bool {
 		}
 	}
 	return true
-}
-
-// retireDirect retires the instruction as globalOp does and turns whether
-// the core goes on into direct's answer.
-func (c *Core) retireDirect() int8 {
-	if c.retire() {
-		return directDone
-	}
-	return directStop
-}
-
-// jitter draws the random extra latency of a memory instruction being
-// issued (sim.jitter_cycles > 0) from the thread's stream.
-func (c *Core) jitter() {
-	st := &c.st
-	j := core.Cycle(st.RNG.UpTo(c.m.spec.JitterCycles))
-	st.Time += j
-	st.Buckets[MemStall] += j
 }
 
 // globalOp performs an instruction whose effects other threads can see, at
@@ -813,7 +808,9 @@ func (c *Core) line(addr uint64, write bool, frame int) int {
 
 // access performs a load, store or RMW (cas, xchg, fadd) on frame f at a,
 // whose line the core holds with the permission asked for: the value, the
-// counters and the event, then performed; the PC moves on.
+// counters and the event. Its callers call performed next: a call there,
+// not here, is one that profile-guided inlining sees as hot in the direct
+// path.
 func (c *Core) access(in *isa.Instruction, f int, a uint64, write bool) {
 	st := &c.st
 	r := &st.Regs
@@ -841,8 +838,6 @@ func (c *Core) access(in *isa.Instruction, f int, a uint64, write bool) {
 		c.emitAccessFlags(core.KindRMW, a, v, uint64(old), b2u(stored), 0)
 	}
 	r[0] = 0
-	c.performed(f, a, write)
-	st.PC++
 }
 
 // performed finishes an access performed on frame: the extension hook, the
@@ -908,6 +903,8 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 			return false, false
 		}
 		c.access(in, f, a, write)
+		c.performed(f, a, write)
+		st.PC++
 		return true, true
 	case isa.OpLock:
 		return c.lockStep(in.Base, in.Off, frame, 0)

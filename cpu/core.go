@@ -381,26 +381,10 @@ func (c *Core) run() {
 			st.Instrs++
 			pc = st.Ret[st.SP]
 			continue
-		case isa.OpLd, isa.OpSt, isa.OpCas, isa.OpXchg, isa.OpFadd:
+		case isa.OpLd, isa.OpSt, isa.OpCas, isa.OpXchg, isa.OpFadd, isa.OpLock, isa.OpUnlock:
 			st.PC, st.Time = pc, t
 			if !m.noDirect {
 				switch c.direct(in) {
-				case directDone:
-					pc, t = st.PC, st.Time
-					continue
-				case directStop:
-					return
-				}
-			}
-			if !c.globalOp(in, -1) {
-				return
-			}
-			pc, t = st.PC, st.Time
-			continue
-		case isa.OpLock, isa.OpUnlock:
-			st.PC, st.Time = pc, t
-			if !m.noDirect {
-				switch c.directLock(in) {
 				case directDone:
 					pc, t = st.PC, st.Time
 					continue
@@ -518,113 +502,101 @@ const (
 )
 
 // direct is the direct path of a load, store or RMW (cas, xchg, fadd)
-// that hits in the L1: it performs the instruction at its own cycle in
-// global order with the same effects, in the same order, as globalOp →
-// step → line → performed → retire, without their calls. It declines
+// that hits in the L1, and of a lock or unlock (directLock): it performs
+// the instruction at its own cycle in global order with the same
+// functions, in the same order, as globalOp → step → line → access →
+// retire, without the general path's phases and check hooks. It declines
 // (directGeneral) when the access misses or its address is illegal, or
 // when an extension's check would run: every check must be one the core
 // skips because the granule's owner field is the accessing thread's
-// (Port.OnCheckOwned), which costs and changes nothing. Perform hooks,
-// observers and schedule-control watchers are served as globalOp serves
-// them.
+// (Port.OnCheckOwned), which costs and changes nothing.
 func (c *Core) direct(in *isa.Instruction) int8 {
-	m := c.m
 	st := &c.st
-	// directIssue, directPerformed and directRetire are written out here:
-	// calls to them cost this path 4% at 8 cores.
 	if !st.Issued {
-		st.Issued = true
-		if hi := m.spec.JitterCycles; hi > 0 {
-			j := core.Cycle(st.RNG.UpTo(hi))
-			st.Time += j
-			st.Buckets[MemStall] += j
-		}
-		if m.irritateBelow != 0 {
-			c.irritate()
-		}
+		c.issue(true)
 	}
-	if !c.atGlobal(st.Time) {
-		c.schedule(st.Time)
+	if !c.reach() {
 		return directStop
 	}
-	r := &st.Regs
-	a := uint64(r[in.Base&regMask] + in.Off)
-	if !m.legal(a) {
+	a := uint64(st.Regs[in.Base&regMask] + in.Off)
+	if !c.m.legal(a) {
 		return directGeneral
 	}
-	op := in.Op
-	write := op != isa.OpLd
-	var f int
-	if len(m.checks) == 0 {
-		if f = m.mem.Hit(c.id, a, write, !st.Counted); f < 0 {
-			return directGeneral
-		}
-	} else {
-		if f = m.mem.Lookup(c.id, a, write); f < 0 || !c.checksSkipped(f, a) {
-			return directGeneral
-		}
-		m.mem.Commit(c.id, f, write, !st.Counted)
+	if in.Op == isa.OpLock || in.Op == isa.OpUnlock {
+		return c.directLock(in, a)
+	}
+	write := in.Op != isa.OpLd
+	f := c.hit(a, write)
+	if f < 0 {
+		return directGeneral
 	}
 	st.Bucket = MemStall
-	st.Hit = true
-	st.Counted = false
-	mem := m.mem
-	old := mem.ReadWord(f, a)
-	switch op {
-	case isa.OpLd:
-		r[in.Rd&regMask] = old
-		st.Stats[StatLoads]++
-		st.Stats[StatMemOps]++
-		c.emitAccessFlags(core.KindRead, a, old, 0, 0, 0)
-		r[0] = 0
-	case isa.OpSt:
-		v := r[in.Rs&regMask]
-		mem.WriteWord(f, a, v)
-		st.Stats[StatStores]++
-		st.Stats[StatMemOps]++
-		c.emitAccessFlags(core.KindWrite, a, v, 0, 0, 0)
-	default:
-		v, stored := rmwValue(in, r, old)
-		if stored {
-			mem.WriteWord(f, a, v)
-		} else {
-			st.NoStore = true
-		}
-		r[in.Rd&regMask] = old
-		st.Stats[StatRMWs]++
-		st.Stats[StatMemOps]++
-		c.emitAccessFlags(core.KindRMW, a, v, uint64(old), b2u(stored), 0)
-		r[0] = 0
-	}
-	if len(m.performs) != 0 {
-		c.performHooks(f, a, write)
-	}
-	st.NoStore = false
-	if m.st.waiting != 0 {
-		m.notifyAccess(c, a, write)
-	}
-	st.Time += m.spec.HitCycles + st.Charge
-	st.Charge = 0
+	c.access(in, f, a, write)
+	c.performed(f, a, write)
 	st.PC++
-	st.Issued = false
-	st.Phase = 0
-	st.TimedOut = false
-	st.Instrs++
-	if m.st.waiting != 0 || m.pending != 0 || m.st.ended {
-		return c.directAfter()
+	if !c.retire() {
+		return directStop
 	}
 	return directDone
 }
 
-// directIssue issues the instruction at the core's PC, once (its jitter
-// and irritator), and reports whether the core may act at its time now
-// (atGlobal); if not, the core gives way: it schedules itself at its time,
-// after the earlier events.
-func (c *Core) directIssue() bool {
+// directLock is the direct path of an uncontended lock (the lock word at
+// a is free and the L1 holds it, in E or M for the swap) and of an unlock
+// that hits; as direct, with lockStep's and unlockStep's functions and
+// order. A held lock, a swap that would upgrade and an unlock of a lock
+// the thread does not hold take the general path, before anything is
+// committed.
+func (c *Core) directLock(in *isa.Instruction, a uint64) int8 {
+	st := &c.st
+	unlock := in.Op == isa.OpUnlock
+	held := int64(st.Thread) + 1
+	for {
+		write := unlock || st.Phase == 1
+		f := c.lookupHit(a, write)
+		if f < 0 {
+			return directGeneral
+		}
+		v := c.m.mem.ReadWord(f, a)
+		if (unlock && v != held) || (!unlock && v != 0) {
+			return directGeneral
+		}
+		c.commitHit(f, write)
+		switch {
+		case unlock:
+			st.Bucket = MemStall
+			c.unlockWord(f, a)
+		case !write:
+			// The test: the lock is free, the swap comes next, at its
+			// own turn in global order, as in globalOp between phases.
+			st.Bucket = LockWait
+			c.lockTest(f, a, v)
+			st.Phase = 1
+			if c.safePoint() || !c.reach() {
+				return directStop
+			}
+			continue
+		default:
+			st.Bucket = LockWait
+			c.count(StatRMWs)
+			c.acquire(f, a, held)
+		}
+		st.PC++
+		if !c.retire() {
+			return directStop
+		}
+		return directDone
+	}
+}
+
+// issue issues the instruction at the core's PC: once, before its first
+// phase. A memory instruction (mem) draws its jitter, the random extra
+// latency of sim.jitter_cycles, from the thread's stream, then its
+// irritator.
+func (c *Core) issue(mem bool) {
 	m := c.m
 	st := &c.st
-	if !st.Issued {
-		st.Issued = true
+	st.Issued = true
+	if mem {
 		if hi := m.spec.JitterCycles; hi > 0 {
 			j := core.Cycle(st.RNG.UpTo(hi))
 			st.Time += j
@@ -634,11 +606,31 @@ func (c *Core) directIssue() bool {
 			c.irritate()
 		}
 	}
-	if !c.atGlobal(st.Time) {
-		c.schedule(st.Time)
-		return false
+}
+
+// reach reports whether the core may act at its time now (atGlobal); if
+// not, the core gives way: it schedules itself at its time, after the
+// earlier events.
+func (c *Core) reach() bool {
+	if c.atGlobal(c.st.Time) {
+		return true
 	}
-	return true
+	c.schedule(c.st.Time)
+	return false
+}
+
+// safePoint reports whether a checkpoint or rollback was requested (and
+// the run goes on): the core then stops at this instruction (or phase)
+// boundary, scheduled at its own time, so that the safe point after this
+// event finds it here; being rescheduled gives the same run as going on
+// (DESIGN.md §2).
+func (c *Core) safePoint() bool {
+	m := c.m
+	if m.pending != 0 && !m.st.ended {
+		c.schedule(c.st.Time)
+		return true
+	}
+	return false
 }
 
 // legal reports whether a is a legal data address (badAddr returns "").
@@ -647,121 +639,46 @@ func (m *Machine) legal(a uint64) bool {
 		!(m.st.anyFreed && m.isFreed(a))
 }
 
-// directPerformed is performed for a direct access: the perform hooks,
-// the watchers, the hit latency and any charge.
-func (c *Core) directPerformed(f int, a uint64, write bool) {
+// hit finds a in the L1 with the permission asked for and commits the
+// hit (line's hit path without a check phase), or returns -1: a miss,
+// or a check the core would not skip.
+func (c *Core) hit(a uint64, write bool) int {
 	m := c.m
-	st := &c.st
-	if len(m.performs) != 0 {
-		c.performHooks(f, a, write)
+	if len(m.checks) == 0 {
+		f := m.mem.Hit(c.id, a, write, !c.st.Counted)
+		if f >= 0 {
+			c.st.Hit = true
+			c.st.Lat = m.spec.HitCycles
+		}
+		return f
 	}
-	st.NoStore = false
-	st.TimedOut = false
-	if m.st.waiting != 0 {
-		m.notifyAccess(c, a, write)
+	f := c.lookupHit(a, write)
+	if f >= 0 {
+		c.commitHit(f, write)
 	}
-	st.Time += m.spec.HitCycles + st.Charge
-	st.Charge = 0
+	return f
 }
 
-// directRetire retires the instruction as retire and globalOp do.
-func (c *Core) directRetire() int8 {
+// lookupHit returns a's L1 frame when a hit with the permission asked for
+// needs no check phase (no extension checks, or checksSkipped), else -1.
+// Nothing is committed.
+func (c *Core) lookupHit(a uint64, write bool) int {
 	m := c.m
-	st := &c.st
-	st.PC++
-	st.Issued = false
-	st.Phase = 0
-	st.TimedOut = false
-	st.Instrs++
-	if m.st.waiting != 0 || m.pending != 0 || m.st.ended {
-		return c.directAfter()
+	f := m.mem.Lookup(c.id, a, write)
+	if f < 0 || (len(m.checks) != 0 && !c.checksSkipped(f, a)) {
+		return -1
 	}
-	return directDone
+	return f
 }
 
-// directAfter is what globalOp does after an instruction retires, when a
-// core waits, a safe point was requested or the run ended.
-func (c *Core) directAfter() int8 {
-	m := c.m
-	if m.st.waiting > 0 && !m.st.ended {
-		m.recheckPredicates(c.st.Time)
-	}
-	if m.st.ended {
-		return directStop
-	}
-	if m.pending != 0 {
-		c.schedule(c.st.Time)
-		return directStop
-	}
-	return directDone
-}
-
-// directLock is the direct path of an uncontended lock (the lock word is
-// free and the L1 holds it, in E or M for the swap) and of an unlock that
-// hits; as direct, with lockStep's and unlockStep's effects and order. A
-// held lock, a swap that would upgrade and an unlock of a lock the thread
-// does not hold take the general path, before anything is committed.
-func (c *Core) directLock(in *isa.Instruction) int8 {
-	m := c.m
+// commitHit commits a hit found by lookupHit, as line does: the cache
+// side (counted unless a retry was), and the hit latency to add once the
+// access is performed.
+func (c *Core) commitHit(f int, write bool) {
 	st := &c.st
-	unlock := in.Op == isa.OpUnlock
-	if !c.directIssue() {
-		return directStop
-	}
-	a := uint64(st.Regs[in.Base&regMask] + in.Off)
-	if !m.legal(a) {
-		return directGeneral
-	}
-	held := int64(st.Thread) + 1
-	for {
-		write := unlock || st.Phase == 1
-		f := m.mem.Lookup(c.id, a, write)
-		if f < 0 || (len(m.checks) != 0 && !c.checksSkipped(f, a)) {
-			return directGeneral
-		}
-		v := m.mem.ReadWord(f, a)
-		if (unlock && v != held) || (!unlock && v != 0) {
-			return directGeneral
-		}
-		m.mem.Commit(c.id, f, write, !st.Counted)
-		st.Hit = true
-		st.Counted = false
-		switch {
-		case unlock:
-			st.Bucket = MemStall
-			m.mem.WriteWord(f, a, 0)
-			c.count(StatStores)
-			c.emitAccessFlags(core.KindWrite, a, 0, 0, 0, core.FlagSync)
-			if m.events.Watching(core.KindRelease) {
-				c.emit(core.KindRelease, a, 0)
-			}
-		case !write:
-			// The test: the lock is free, the swap comes next.
-			st.Bucket = LockWait
-			c.count(StatLoads)
-			c.emitAccessFlags(core.KindRead, a, v, 0, 0, core.FlagSync)
-			c.directPerformed(f, a, false)
-			st.Phase = 1
-			// As globalOp between phases: a requested safe point, then
-			// the swap's own turn in global order.
-			if (m.pending != 0 && !m.st.ended) || !c.atGlobal(st.Time) {
-				c.schedule(st.Time)
-				return directStop
-			}
-			continue
-		default:
-			st.Bucket = LockWait
-			c.count(StatRMWs)
-			m.mem.WriteWord(f, a, held)
-			c.emitAccessFlags(core.KindRMW, a, held, 0, 1, core.FlagSync)
-			if m.events.Watching(core.KindAcquire) {
-				c.emit(core.KindAcquire, a, 0)
-			}
-			st.Stats[StatLockAcquires]++
-		}
-		c.directPerformed(f, a, true)
-		return c.directRetire()
-	}
+	c.m.mem.Commit(c.id, f, write, !st.Counted)
+	st.Hit = true
+	st.Lat = c.m.spec.HitCycles
 }
 
 // checksSkipped reports whether every extension's check of an access to a
@@ -779,34 +696,16 @@ func (c *Core) checksSkipped(f int, a uint64) bool {
 	return true
 }
 
-// jitter draws the random extra latency of a memory instruction being
-// issued (sim.jitter_cycles > 0) from the thread's stream.
-func (c *Core) jitter() {
-	st := &c.st
-	j := core.Cycle(st.RNG.UpTo(c.m.spec.JitterCycles))
-	st.Time += j
-	st.Buckets[MemStall] += j
-}
-
 // globalOp performs an instruction whose effects other threads can see, at
 // its own cycle in global order. It reports whether the core may go on
 // running; otherwise the core has blocked or scheduled itself. frame is the
 // L1 frame a completed transaction just filled, or -1.
 func (c *Core) globalOp(in *isa.Instruction, frame int) bool {
-	m := c.m
-	st := &c.st
-	if !st.Issued {
-		st.Issued = true
-		if m.spec.JitterCycles > 0 && in.Op.TouchesMemory() {
-			c.jitter()
-		}
-		if m.irritateBelow != 0 && in.Op.TouchesMemory() {
-			c.irritate()
-		}
+	if !c.st.Issued {
+		c.issue(in.Op.TouchesMemory())
 	}
 	for {
-		if frame < 0 && !c.atGlobal(st.Time) {
-			c.schedule(st.Time)
+		if frame < 0 && !c.reach() {
 			return false
 		}
 		done, ok := c.step(in, frame)
@@ -815,21 +714,10 @@ func (c *Core) globalOp(in *isa.Instruction, frame int) bool {
 			return false
 		}
 		if done {
-			c.retire()
-			if m.st.waiting > 0 && !m.st.ended {
-				m.recheckPredicates(st.Time)
-			}
+			return c.retire()
 		}
-		if m.pending != 0 && !m.st.ended {
-			// A checkpoint or rollback was requested: stop at this
-			// instruction (or phase) boundary so the safe point after
-			// this event finds the core here; being rescheduled at its
-			// own time gives the same run as going on (DESIGN.md §2).
-			c.schedule(st.Time)
+		if c.safePoint() {
 			return false
-		}
-		if done {
-			return !m.st.ended
 		}
 	}
 }
@@ -918,6 +806,40 @@ func (c *Core) line(addr uint64, write bool, frame int) int {
 	return frame
 }
 
+// access performs a load, store or RMW (cas, xchg, fadd) on frame f at a,
+// whose line the core holds with the permission asked for: the value, the
+// counters and the event. Its callers call performed next: a call there,
+// not here, is one that profile-guided inlining sees as hot in the direct
+// path.
+func (c *Core) access(in *isa.Instruction, f int, a uint64, write bool) {
+	st := &c.st
+	r := &st.Regs
+	mem := c.m.mem
+	old := mem.ReadWord(f, a)
+	switch in.Op {
+	case isa.OpLd:
+		r[in.Rd&regMask] = old
+		c.count(StatLoads)
+		c.emitAccessFlags(core.KindRead, a, old, 0, 0, 0)
+	case isa.OpSt:
+		v := r[in.Rs&regMask]
+		mem.WriteWord(f, a, v)
+		c.count(StatStores)
+		c.emitAccessFlags(core.KindWrite, a, v, 0, 0, 0)
+	default:
+		v, stored := rmwValue(in, r, old)
+		if stored {
+			mem.WriteWord(f, a, v)
+		} else {
+			st.NoStore = true
+		}
+		r[in.Rd&regMask] = old
+		c.count(StatRMWs)
+		c.emitAccessFlags(core.KindRMW, a, v, uint64(old), b2u(stored), 0)
+	}
+	r[0] = 0
+}
+
 // performed finishes an access performed on frame: the extension hook, the
 // schedule-control watchers, and the hit latency.
 func (c *Core) performed(frame int, a uint64, write bool) {
@@ -938,12 +860,28 @@ func (c *Core) performed(frame int, a uint64, write bool) {
 	}
 }
 
-// retire finishes the current instruction's bookkeeping.
-func (c *Core) retire() {
+// retired does the bookkeeping of a core's retired instruction (its own,
+// or a waiter's that a barrier's last arrival releases).
+func (c *Core) retired() {
 	c.st.Issued = false
 	c.st.Phase = 0
 	c.st.TimedOut = false
 	c.st.Instrs++
+}
+
+// retire retires the current instruction and reports whether the core
+// goes on: the schedule-control predicates are checked again, and the
+// core stops when the run ended or a safe point was requested.
+func (c *Core) retire() bool {
+	c.retired()
+	m := c.m
+	if m.st.waiting == 0 && m.pending == 0 && !m.st.ended {
+		return true
+	}
+	if m.st.waiting > 0 && !m.st.ended {
+		m.recheckPredicates(c.st.Time)
+	}
+	return !m.st.ended && !c.safePoint()
 }
 
 // step performs one phase of in. done says the instruction finished; ok
@@ -964,30 +902,7 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		if f < 0 {
 			return false, false
 		}
-		mem := m.mem
-		old := mem.ReadWord(f, a)
-		switch in.Op {
-		case isa.OpLd:
-			r[in.Rd&regMask] = old
-			c.count(StatLoads)
-			c.emitAccessFlags(core.KindRead, a, old, 0, 0, 0)
-		case isa.OpSt:
-			v := r[in.Rs&regMask]
-			mem.WriteWord(f, a, v)
-			c.count(StatStores)
-			c.emitAccessFlags(core.KindWrite, a, v, 0, 0, 0)
-		default:
-			v, stored := rmwValue(in, r, old)
-			if stored {
-				mem.WriteWord(f, a, v)
-			} else {
-				st.NoStore = true
-			}
-			r[in.Rd&regMask] = old
-			c.count(StatRMWs)
-			c.emitAccessFlags(core.KindRMW, a, v, uint64(old), b2u(stored), 0)
-		}
-		r[0] = 0
+		c.access(in, f, a, write)
 		c.performed(f, a, write)
 		st.PC++
 		return true, true
@@ -1021,9 +936,7 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		r[0] = 0
 		m.st.heapNext += uint64(n) * isa.WordBytes
 		m.mem.GrowMemory(int(m.wordIndex(m.st.heapNext)))
-		st.Time += m.spec.ALUCycles
-		st.PC++
-		return true, true
+		return c.aluDone()
 	case isa.OpFree:
 		return c.free(in)
 	case isa.OpAssert:
@@ -1031,17 +944,13 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 			m.crash(core.Assert, c, m.message(in), st.Time)
 			return false, false
 		}
-		st.Time += m.spec.ALUCycles
-		st.PC++
-		return true, true
+		return c.aluDone()
 	case isa.OpFail:
 		if m.events.Watching(core.KindErrorMsg) {
 			c.emit(core.KindErrorMsg, 0, 0)
 		}
 		m.setOutcome(core.Error, st.PC, st.Thread, m.message(in), st.Time)
-		st.Time += m.spec.ALUCycles
-		st.PC++
-		return true, true
+		return c.aluDone()
 	case isa.OpOut:
 		m.st.outputs = append(m.st.outputs, r[in.Rs&regMask])
 		if m.events.Watching(core.KindOutput) {
@@ -1050,23 +959,17 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 		if m.ckptOnOutput {
 			m.pending |= wantCheckpoint
 		}
-		st.Time += m.spec.ALUCycles
-		st.PC++
-		return true, true
+		return c.aluDone()
 	case isa.OpRoiBegin:
 		if m.st.roiState == roiNone {
 			m.openROI(st.Time)
 		}
-		st.Time += m.spec.ALUCycles
-		st.PC++
-		return true, true
+		return c.aluDone()
 	case isa.OpRoiEnd:
 		if m.st.roiState == roiOpen {
 			m.closeROI(st.Time)
 		}
-		st.Time += m.spec.ALUCycles
-		st.PC++
-		return true, true
+		return c.aluDone()
 	}
 	if uint32(st.PC) >= uint32(len(m.prog.Instrs)) {
 		m.crash(core.Crash, c, fmt.Sprintf("pc %d is outside the program", st.PC), st.Time)
@@ -1077,11 +980,14 @@ func (c *Core) step(in *isa.Instruction, frame int) (done, ok bool) {
 	return false, false
 }
 
-func b2u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
+func b2u(b bool) uint64 { return uint64(b2i(b)) }
+
+// aluDone ends a step that costs ALU cycles and touches no line: the
+// PC moves on and the instruction is done.
+func (c *Core) aluDone() (done, ok bool) {
+	c.st.Time += c.m.spec.ALUCycles
+	c.st.PC++
+	return true, true
 }
 
 // count counts one memory operation of kind s on the core.
@@ -1169,9 +1075,7 @@ func (c *Core) free(in *isa.Instruction) (bool, bool) {
 	if m.events.Watching(core.KindFree) {
 		c.emit(core.KindFree, a, n)
 	}
-	st.Time += m.spec.ALUCycles
-	st.PC++
-	return true, true
+	return c.aluDone()
 }
 
 var _ coherence.Client = (*Core)(nil)

@@ -25,9 +25,7 @@ func (c *Core) lockStep(base uint8, off int64, frame int, phase0 uint8) (done, o
 	}
 	v := m.mem.ReadWord(f, a)
 	if !swap {
-		c.count(StatLoads)
-		c.emitAccessFlags(core.KindRead, a, v, 0, 0, core.FlagSync)
-		c.performed(f, a, false)
+		c.lockTest(f, a, v)
 		if v != 0 {
 			c.st.Stats[StatLockSpins]++
 			c.wait(statusLock, LockWait)
@@ -46,7 +44,24 @@ func (c *Core) lockStep(base uint8, off int64, frame int, phase0 uint8) (done, o
 		st.Phase = phase0
 		return false, true
 	}
-	held := int64(st.Thread) + 1
+	c.acquire(f, a, int64(st.Thread)+1)
+	st.PC++
+	return true, true
+}
+
+// lockTest performs the test of a lock acquire, which read v from the
+// lock word at a in frame f.
+func (c *Core) lockTest(f int, a uint64, v int64) {
+	c.count(StatLoads)
+	c.emitAccessFlags(core.KindRead, a, v, 0, 0, core.FlagSync)
+	c.performed(f, a, false)
+}
+
+// acquire performs the swap of a lock acquire that finds the lock word at
+// a in frame f free: it stores held (the thread's id + 1). The RMW is
+// counted already.
+func (c *Core) acquire(f int, a uint64, held int64) {
+	m := c.m
 	m.mem.WriteWord(f, a, held)
 	c.emitAccessFlags(core.KindRMW, a, held, 0, 1, core.FlagSync)
 	if m.events.Watching(core.KindAcquire) {
@@ -54,8 +69,6 @@ func (c *Core) lockStep(base uint8, off int64, frame int, phase0 uint8) (done, o
 	}
 	c.st.Stats[StatLockAcquires]++
 	c.performed(f, a, true)
-	st.PC++
-	return true, true
 }
 
 // releaseWord stores 0 into a lock word the thread must hold, emitting the
@@ -69,6 +82,14 @@ func (c *Core) releaseWord(f int, a uint64, what string) bool {
 		m.crash(core.Crash, c, fmt.Sprintf("%s of lock %#x that thread %d does not hold (lock word is %d)", what, a, st.Thread, v), st.Time)
 		return false
 	}
+	c.unlockWord(f, a)
+	return true
+}
+
+// unlockWord performs the release of the lock word at a in frame f, which
+// the thread holds: it stores 0, with the Write and Release events.
+func (c *Core) unlockWord(f int, a uint64) {
+	m := c.m
 	m.mem.WriteWord(f, a, 0)
 	c.count(StatStores)
 	c.emitAccessFlags(core.KindWrite, a, 0, 0, 0, core.FlagSync)
@@ -76,7 +97,6 @@ func (c *Core) releaseWord(f int, a uint64, what string) bool {
 		c.emit(core.KindRelease, a, 0)
 	}
 	c.performed(f, a, true)
-	return true
 }
 
 func (c *Core) unlockStep(base uint8, off int64, frame int) (done, ok bool) {
@@ -143,7 +163,7 @@ func (c *Core) barrierStep(in *isa.Instruction, frame int) (done, ok bool) {
 				o.emit(core.KindBarrierLeave, a, 0, gen)
 			}
 			o.st.PC++
-			o.retire()
+			o.retired()
 			o.schedule(now)
 		}
 	}
@@ -296,9 +316,7 @@ func (c *Core) spawn(in *isa.Instruction) (done, ok bool) {
 	if m.events.Watching(core.KindSpawn) {
 		c.emit(core.KindSpawn, 0, int64(child), uint64(child), uint64(free.id))
 	}
-	st.Time += m.spec.ALUCycles
-	st.PC++
-	return true, true
+	return c.aluDone()
 }
 
 func (c *Core) join(in *isa.Instruction) (done, ok bool) {
@@ -321,9 +339,7 @@ func (c *Core) join(in *isa.Instruction) (done, ok bool) {
 	if m.events.Watching(core.KindJoin) {
 		c.emit(core.KindJoin, 0, tid, uint64(tid))
 	}
-	st.Time += m.spec.ALUCycles
-	st.PC++
-	return true, true
+	return c.aluDone()
 }
 
 func (c *Core) exit() {
@@ -351,7 +367,7 @@ func (c *Core) exit() {
 				o.emit(core.KindJoin, 0, int64(tid), uint64(tid))
 			}
 			o.st.PC++
-			o.retire()
+			o.retired()
 			o.schedule(now)
 		}
 	}

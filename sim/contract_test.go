@@ -134,3 +134,8 @@ func TestEventContract(t *testing.T) {
 		}
 	}
 }
+
+// verdictOf adapts a check that returns its verdict.
+func verdictOf(f func(*cpu.Access) cpu.Verdict) cpu.CheckFunc {
+	return func(a *cpu.Access, v *cpu.Verdict) { *v = f(a) }
+}

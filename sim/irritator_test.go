@@ -249,61 +249,6 @@ func TestIrritatorsChangeOutcomeSpread(t *testing.T) {
 	}
 }
 
-// A rollback restores the irritators' draws with the thread's stream: one
-// without a reseed replays the checkpointed span exactly, a reseeded one
-// (which reseeds the irritators too) takes another interleaving, and a run
-// with a reseeded rollback is still a function of its seed.
-func TestIrritatorsRollback(t *testing.T) {
-	p := kernel(t, "counter-race")
-	base, _ := sim.FitCores(configs.Default(), p)
-	cfg := irritated(base, 0.2, 200)
-	spans := func(reseed uint64) (before, after []string, res string) {
-		var cur *[]string
-		x := &ckExt{k: 5, m: 80, rollback: true, reseed: reseed}
-		obs := core.ObserverFunc(func(e *core.Event) {
-			switch e.Kind {
-			case core.KindCheckpoint:
-				cur = &before
-			case core.KindRollback:
-				cur = &after
-			default:
-				if cur != nil {
-					*cur = append(*cur, string(rune('0'+e.Thread))+":"+string(rune(e.PC))+":"+string(rune(e.Cycle)))
-				}
-			}
-		})
-		r, err := sim.Run(cfg, p, 3, sim.WithExtension(x), sim.WithStatGroups(),
-			sim.WithObserver(core.MaskOf(core.KindCheckpoint, core.KindRollback, core.KindRead, core.KindWrite, core.KindRMW), obs))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(before) == 0 || len(after) < len(before) {
-			t.Fatalf("reseed %d: %d accesses before the rollback, %d after", reseed, len(before), len(after))
-		}
-		if groupStat(t, r, "irritators", "delays") == 0 {
-			t.Fatalf("reseed %d: no irritator", reseed)
-		}
-		return before, after[:len(before)], jsonOf(t, r)
-	}
-	b, a, _ := spans(0)
-	if !slices.Equal(a, b) {
-		t.Errorf("a rollback without reseed did not replay the span (cycles included)")
-	}
-	differ := 0
-	for _, r := range []uint64{1, 2, 3} {
-		b, a, res := spans(r)
-		if !slices.Equal(a, b) {
-			differ++
-		}
-		if _, _, again := spans(r); again != res {
-			t.Errorf("reseed %d: two equal runs differ", r)
-		}
-	}
-	if differ == 0 {
-		t.Errorf("no reseeded rollback changed the interleaving")
-	}
-}
-
 // The processor checks its irritator spec itself, for callers that build
 // a machine without a validated config.
 func TestIrritatorSpecChecked(t *testing.T) {

@@ -202,23 +202,19 @@ func (d *Detector) Observe(e *core.Event) {
 	if t < 0 || t >= race.MaxThreads {
 		return
 	}
-	switch e.Kind {
-	case core.KindRead, core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(t, e.Addr, e.PC, e.Kind == core.KindWrite)
-		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(t, e.Addr, e.PC, e.Words[1] != 0)
-		}
-	case core.KindFree:
-		n := min(max(e.Value, 0), race.MaxFreeWords)
+	switch op := e.Op(); op {
+	case core.OpRead, core.OpWrite:
+		d.access(t, e.Addr, e.PC, op == core.OpWrite)
+	case core.OpAtomic:
+		d.access(t, e.Addr, e.PC, e.Stored())
+	case core.OpFree:
+		n := min(max(e.FreeWords(), 0), race.MaxFreeWords)
 		for i := int64(0); i < n; i++ {
 			d.access(t, e.Addr+uint64(i)*isa.WordBytes, e.PC, true)
 		}
-	case core.KindCrash:
+	case core.OpFault:
 		d.crash(t, e)
-	case core.KindAcquire, core.KindRelease:
+	case core.OpAcquire, core.OpRelease:
 		d.locks.Observe(e)
 	default:
 		d.clocks.Observe(e)

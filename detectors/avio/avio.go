@@ -154,20 +154,16 @@ func (d *Detector) Findings() []core.Finding {
 
 // Observe processes one event.
 func (d *Detector) Observe(e *core.Event) {
-	switch e.Kind {
-	case core.KindRead, core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(e.Thread, e.PC, e.Addr, e.Kind == core.KindWrite)
-		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 {
-			d.rmw(e.Thread, e.PC, e.Addr)
-		}
-	case core.KindFree:
-		for i := int64(0); i < e.Value; i++ {
+	switch op := e.Op(); op {
+	case core.OpRead, core.OpWrite:
+		d.access(e.Thread, e.PC, e.Addr, op == core.OpWrite)
+	case core.OpAtomic:
+		d.rmw(e.Thread, e.PC, e.Addr)
+	case core.OpFree:
+		for i := int64(0); i < e.FreeWords(); i++ {
 			d.access(e.Thread, e.PC, e.Addr+uint64(i)*isa.WordBytes, true)
 		}
-	case core.KindCrash:
+	case core.OpFault:
 		d.crash(e)
 	}
 }

@@ -253,28 +253,22 @@ func (s *SW) Findings() []core.Finding {
 
 // Observe processes one event.
 func (s *SW) Observe(e *core.Event) {
-	switch e.Kind {
-	case core.KindRead:
-		if e.Flags&core.FlagSync == 0 {
+	switch e.Op() {
+	case core.OpRead:
+		s.read(e.Thread, e.PC, e.Addr)
+	case core.OpWrite:
+		s.write(e.Thread, e.PC, e.Addr)
+	case core.OpAtomic:
+		if e.Stored() {
+			s.write(e.Thread, e.PC, e.Addr)
+		} else {
 			s.read(e.Thread, e.PC, e.Addr)
 		}
-	case core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			s.write(e.Thread, e.PC, e.Addr)
-		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 {
-			if e.Words[1] != 0 {
-				s.write(e.Thread, e.PC, e.Addr)
-			} else {
-				s.read(e.Thread, e.PC, e.Addr)
-			}
-		}
-	case core.KindFree:
-		for i := int64(0); i < e.Value; i++ {
+	case core.OpFree:
+		for i := int64(0); i < e.FreeWords(); i++ {
 			s.write(e.Thread, e.PC, e.Addr+uint64(i)*isa.WordBytes)
 		}
-	case core.KindCrash:
+	case core.OpFault:
 		s.crash(e)
 	}
 }

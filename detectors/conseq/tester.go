@@ -171,7 +171,7 @@ func (f *forcer) Observe(e *core.Event) {
 	if e.Addr != f.addr || e.Flags&core.FlagSync != 0 {
 		return
 	}
-	write := e.Kind == core.KindWrite || e.Kind == core.KindRMW && e.Words[1] == 1
+	write := e.Kind == core.KindWrite || e.Kind == core.KindRMW && e.Stored()
 	read := e.Kind == core.KindRead || e.Kind == core.KindRMW
 	if read && f.is(e, f.r, n) {
 		f.rDone = true

@@ -223,20 +223,13 @@ func (d *Detector) Observe(e *core.Event) {
 	if t < 0 || t >= maxThreads {
 		return
 	}
-	switch e.Kind {
-	case core.KindRead:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(t, e.Addr, e.PC, clRead, false)
-		}
-	case core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(t, e.Addr, e.PC, clWrite, false)
-		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync != 0 {
-			return
-		}
-		stored := e.Words[1] != 0
+	switch e.Op() {
+	case core.OpRead:
+		d.access(t, e.Addr, e.PC, clRead, false)
+	case core.OpWrite:
+		d.access(t, e.Addr, e.PC, clWrite, false)
+	case core.OpAtomic:
+		stored := e.Stored()
 		switch {
 		case d.opts.RMWPlain && stored:
 			d.access(t, e.Addr, e.PC, clWrite, false)
@@ -245,53 +238,54 @@ func (d *Detector) Observe(e *core.Event) {
 		default:
 			d.atomic(t, e.Addr, e.PC, stored)
 		}
-	case core.KindFree:
-		for i := int64(0); i < e.Value; i++ {
+	case core.OpFree:
+		for i := int64(0); i < e.FreeWords(); i++ {
 			d.access(t, e.Addr+uint64(i)*isa.WordBytes, e.PC, clWrite, false)
 		}
-	case core.KindCrash:
+	case core.OpFault:
 		d.crash(t, e)
-	case core.KindAcquire:
+	case core.OpAcquire:
 		if !d.opts.NoLockEdges {
 			if l, ok := d.locks[e.Addr]; ok {
 				d.thread(t).join(l)
 			}
 		}
-	case core.KindRelease:
+	case core.OpRelease:
 		if !d.opts.NoLockEdges {
 			l := d.locks[e.Addr]
 			l.set(*d.thread(t))
 			d.locks[e.Addr] = l
 			d.tick(t)
 		}
-	case core.KindCondSignal:
+	case core.OpSignal:
 		s := d.signals[e.Addr]
 		s.set(*d.thread(t))
 		d.signals[e.Addr] = s
 		d.tick(t)
-	case core.KindCondWake:
+	case core.OpWake:
 		if s, ok := d.signals[e.Addr]; ok {
 			d.thread(t).join(s)
 		}
-	case core.KindBarrierArrive:
+	case core.OpArrive:
+		gen := e.Generation()
 		b := d.bars[e.Addr]
 		if b == nil {
-			b = &barrier{gen: e.Words[0]}
+			b = &barrier{gen: gen}
 			d.bars[e.Addr] = b
 		}
-		if b.gen != e.Words[0] {
-			b.gen = e.Words[0]
+		if b.gen != gen {
+			b.gen = gen
 			clear(b.vc)
 		}
 		b.vc.join(*d.thread(t))
 		d.tick(t)
-	case core.KindBarrierLeave:
-		if b := d.bars[e.Addr]; b != nil && b.gen == e.Words[0] {
+	case core.OpLeave:
+		if b := d.bars[e.Addr]; b != nil && b.gen == e.Generation() {
 			d.thread(t).join(b.vc)
 		}
-	case core.KindSpawn:
-		child := int(e.Words[0])
-		if child >= maxThreads {
+	case core.OpSpawn:
+		child := int(e.Child())
+		if child < 0 || child >= maxThreads {
 			return
 		}
 		parent := *d.thread(t)
@@ -303,8 +297,8 @@ func (d *Detector) Observe(e *core.Event) {
 		c[child] = 1
 		d.threads[child] = c
 		d.tick(t)
-	case core.KindJoin:
-		child := int(e.Value)
+	case core.OpJoin:
+		child := int(e.Joined())
 		if child >= 0 && child < len(d.threads) && d.threads[child] != nil {
 			d.thread(t).join(d.threads[child])
 		}

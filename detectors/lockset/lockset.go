@@ -150,30 +150,26 @@ func (d *Detector) Findings() []core.Finding {
 
 // Observe processes one event.
 func (d *Detector) Observe(e *core.Event) {
-	switch e.Kind {
-	case core.KindRead, core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(e.Thread, e.PC, e.Addr, e.Kind == core.KindWrite, false)
-		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(e.Thread, e.PC, e.Addr, true, !d.opts.RMWPlain)
-		}
-	case core.KindAcquire:
+	switch op := e.Op(); op {
+	case core.OpRead, core.OpWrite:
+		d.access(e.Thread, e.PC, e.Addr, op == core.OpWrite, false)
+	case core.OpAtomic:
+		d.access(e.Thread, e.PC, e.Addr, true, !d.opts.RMWPlain)
+	case core.OpAcquire:
 		th := d.thread(e.Thread)
 		th.held = d.locks.with(th.held, e.Addr)
-	case core.KindRelease:
+	case core.OpRelease:
 		th := d.thread(e.Thread)
 		th.held = d.locks.without(th.held, e.Addr)
-	case core.KindSpawn:
-		d.spawn(e.Thread, int32(e.Value))
-	case core.KindJoin:
-		d.join(e.Thread, int32(e.Value))
-	case core.KindFree:
-		for i := int64(0); i < e.Value; i++ {
+	case core.OpSpawn:
+		d.spawn(e.Thread, e.Child())
+	case core.OpJoin:
+		d.join(e.Thread, e.Joined())
+	case core.OpFree:
+		for i := int64(0); i < e.FreeWords(); i++ {
 			d.access(e.Thread, e.PC, e.Addr+uint64(i)*isa.WordBytes, true, false)
 		}
-	case core.KindCrash:
+	case core.OpFault:
 		d.crash(e)
 	}
 }

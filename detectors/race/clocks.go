@@ -112,10 +112,10 @@ func (c *Clocks) Observe(e *core.Event) {
 	if !validThread(t) {
 		return
 	}
-	switch e.Kind {
-	case core.KindSpawn:
-		child := int(e.Words[0])
-		if e.Words[0] >= MaxThreads || child == t {
+	switch e.Op() {
+	case core.OpSpawn:
+		child := int(e.Child())
+		if !validThread(child) || child == t {
 			return
 		}
 		parent := c.Now(t)
@@ -127,26 +127,27 @@ func (c *Clocks) Observe(e *core.Event) {
 		v[child] = max(v[child], 1)
 		c.threads[child] = v
 		c.tick(t)
-	case core.KindJoin:
-		child := e.Value
-		if child >= 0 && child < int64(len(c.threads)) && c.threads[child] != nil && int(child) != t {
+	case core.OpJoin:
+		child := int(e.Joined())
+		if child >= 0 && child < len(c.threads) && c.threads[child] != nil && child != t {
 			c.joinInto(t, c.threads[child])
 		}
-	case core.KindCondSignal:
+	case core.OpSignal:
 		c.signals[e.Addr] = c.Now(t)
 		c.tick(t)
-	case core.KindCondWake:
+	case core.OpWake:
 		if s, ok := c.signals[e.Addr]; ok {
 			c.joinInto(t, s)
 		}
-	case core.KindBarrierArrive:
+	case core.OpArrive:
+		gen := e.Generation()
 		b := c.bars[e.Addr]
 		if b == nil {
-			b = &barrier{gen: e.Words[0]}
+			b = &barrier{gen: gen}
 			c.bars[e.Addr] = b
 		}
-		if b.gen != e.Words[0] {
-			b.gen, b.vc = e.Words[0], nil
+		if b.gen != gen {
+			b.gen, b.vc = gen, nil
 		}
 		now := c.Now(t)
 		v := make(Clock, max(len(b.vc), len(now)))
@@ -156,8 +157,8 @@ func (c *Clocks) Observe(e *core.Event) {
 		}
 		b.vc = v
 		c.tick(t)
-	case core.KindBarrierLeave:
-		if b := c.bars[e.Addr]; b != nil && b.gen == e.Words[0] {
+	case core.OpLeave:
+		if b := c.bars[e.Addr]; b != nil && b.gen == e.Generation() {
 			c.joinInto(t, b.vc)
 		}
 	}

@@ -152,31 +152,25 @@ func (d *Detector) Observe(e *core.Event) {
 	if !validThread(t) {
 		return
 	}
-	switch e.Kind {
-	case core.KindRead:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(t, e.Addr, e.PC, clRead, false)
+	switch e.Op() {
+	case core.OpRead:
+		d.access(t, e.Addr, e.PC, clRead, false)
+	case core.OpWrite:
+		d.access(t, e.Addr, e.PC, clWrite, false)
+	case core.OpAtomic:
+		k := clAtomicRead
+		if e.Stored() {
+			k = clAtomic
 		}
-	case core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(t, e.Addr, e.PC, clWrite, false)
-		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 {
-			k := clAtomicRead
-			if e.Words[1] != 0 {
-				k = clAtomic
-			}
-			d.access(t, e.Addr, e.PC, k, false)
-		}
-	case core.KindFree:
-		n := min(max(e.Value, 0), MaxFreeWords)
+		d.access(t, e.Addr, e.PC, k, false)
+	case core.OpFree:
+		n := min(max(e.FreeWords(), 0), MaxFreeWords)
 		for i := int64(0); i < n; i++ {
 			d.access(t, e.Addr+uint64(i)*isa.WordBytes, e.PC, clWrite, false)
 		}
-	case core.KindCrash:
+	case core.OpFault:
 		d.crash(t, e)
-	case core.KindAcquire, core.KindRelease:
+	case core.OpAcquire, core.OpRelease:
 		d.locks.Observe(e)
 	default:
 		d.clocks.Observe(e)

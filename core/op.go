@@ -106,3 +106,12 @@ func (e *Event) Op() OpKind {
 	}
 	return k
 }
+
+// Reads reports whether an access (OpRead, OpWrite, OpAtomic or
+// OpSyncAccess) read its word: a Read, or an RMW (even one that did not
+// store).
+func (e *Event) Reads() bool { return e.Kind == KindRead || e.Kind == KindRMW }
+
+// Writes reports whether an access wrote its word: a Write, or an RMW
+// that stored.
+func (e *Event) Writes() bool { return e.Kind == KindWrite || e.Kind == KindRMW && e.Stored() }

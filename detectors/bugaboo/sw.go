@@ -254,19 +254,16 @@ func (s *SW) Findings() []core.Finding {
 // Observe processes one event.
 func (s *SW) Observe(e *core.Event) {
 	switch e.Op() {
-	case core.OpRead:
-		s.read(e.Thread, e.PC, e.Addr)
-	case core.OpWrite:
-		s.write(e.Thread, e.PC, e.Addr)
-	case core.OpAtomic:
-		if e.Stored() {
+	case core.OpRead, core.OpWrite, core.OpAtomic:
+		// An RMW that did not store (a failed cas) only read.
+		if e.Writes() {
 			s.write(e.Thread, e.PC, e.Addr)
 		} else {
 			s.read(e.Thread, e.PC, e.Addr)
 		}
 	case core.OpFree:
-		for i := int64(0); i < e.FreeWords(); i++ {
-			s.write(e.Thread, e.PC, e.Addr+uint64(i)*isa.WordBytes)
+		for a := range isa.Words(e.Addr, e.FreeWords()) {
+			s.write(e.Thread, e.PC, a)
 		}
 	case core.OpFault:
 		s.crash(e)

@@ -445,8 +445,7 @@ func (r *Recorder) access(e *core.Event, s *threadState) {
 	case wi.sharer > 0 && wi.sharer != who:
 		wi.sharer = -1
 	}
-	read := e.Kind == core.KindRead || e.Kind == core.KindRMW
-	write := e.Kind == core.KindWrite || e.Kind == core.KindRMW && e.Stored()
+	read, write := e.Reads(), e.Writes()
 	src := wi.last - 1
 	keepRead := read && (r.critical == nil || pc >= 0 && int(pc) < len(r.critical) && r.critical[pc])
 	if !keepRead && !write {

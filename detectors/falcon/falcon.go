@@ -262,8 +262,7 @@ func (d *Detector) Observe(e *core.Event) {
 	op := e.Op()
 	if (op == core.OpRead || op == core.OpWrite || op == core.OpAtomic) && e.PC >= 0 && int(e.PC) < len(d.lib) && !d.lib[e.PC] {
 		// An RMW that stored nothing (a failed cas) only read.
-		write := op == core.OpWrite || op == core.OpAtomic && e.Stored()
-		d.Access(e.Thread, e.PC, e.Addr, write)
+		d.Access(e.Thread, e.PC, e.Addr, e.Writes())
 	}
 }
 

@@ -480,16 +480,12 @@ func (r *Recorder) Observe(e *core.Event) {
 	}
 	r.track(e.Thread, e)
 	base := SyncEvent{Instance: -1, Peer: -1, PC: e.PC, Cycle: e.Cycle, Obj: e.Addr}
-	switch e.Op() {
-	case core.OpRead:
-		r.access(e.Thread, e, e.Addr, false, false)
-	case core.OpWrite:
-		r.access(e.Thread, e, e.Addr, true, false)
-	case core.OpAtomic:
-		r.access(e.Thread, e, e.Addr, e.Stored(), true)
+	switch op := e.Op(); op {
+	case core.OpRead, core.OpWrite, core.OpAtomic:
+		r.access(e.Thread, e, e.Addr, e.Writes(), op == core.OpAtomic)
 	case core.OpFree:
-		for i := int64(0); i < e.FreeWords(); i++ {
-			r.access(e.Thread, e, e.Addr+uint64(i)*isa.WordBytes, true, false)
+		for a := range isa.Words(e.Addr, e.FreeWords()) {
+			r.access(e.Thread, e, a, true, false)
 		}
 	case core.OpSpawn:
 		id, _ := r.thread(e.Thread, e)

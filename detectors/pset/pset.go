@@ -135,12 +135,10 @@ func (t *tracker) observe(e *core.Event, v visit) {
 		if op == core.OpSyncAccess && t.ignoreSync {
 			return
 		}
-		// An RMW reads, and writes when it stored.
-		write := e.Kind == core.KindWrite || e.Kind == core.KindRMW && e.Stored()
-		t.access(e.Thread, e.PC, e.Addr, e.Kind != core.KindWrite, write, v)
+		t.access(e.Thread, e.PC, e.Addr, e.Reads(), e.Writes(), v)
 	case core.OpFree:
-		for i := range e.FreeWords() {
-			t.access(e.Thread, e.PC, e.Addr+uint64(i)*isa.WordBytes, false, true, v)
+		for a := range isa.Words(e.Addr, e.FreeWords()) {
+			t.access(e.Thread, e.PC, a, false, true, v)
 		}
 	case core.OpFault:
 		t.crash(e, v)

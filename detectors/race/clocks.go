@@ -23,13 +23,6 @@ func (c Clock) Get(t int) uint64 {
 // is) the point stamped b: program order and the edges Clocks builds.
 func Before(t int, a, b Clock) bool { return a.Get(t) <= b.Get(t) }
 
-// barrier is the clock the arrivals of one barrier word's current
-// generation accumulate.
-type barrier struct {
-	gen uint64
-	vc  Clock
-}
-
 // Clocks builds the happens-before relation ConSeq's comparison detectors
 // use (the paper's vector clocks): program order, spawn (the parent's
 // clock reaches the child), join (the child's final clock reaches the
@@ -43,12 +36,12 @@ type barrier struct {
 type Clocks struct {
 	threads []Clock
 	signals map[uint64]Clock
-	bars    map[uint64]*barrier
+	bars    core.Barriers[Clock]
 }
 
 // NewClocks returns an empty happens-before tracker.
 func NewClocks() *Clocks {
-	return &Clocks{signals: map[uint64]Clock{}, bars: map[uint64]*barrier{}}
+	return &Clocks{signals: map[uint64]Clock{}}
 }
 
 // ClockKinds are the event kinds Clocks.Observe reads.
@@ -140,26 +133,18 @@ func (c *Clocks) Observe(e *core.Event) {
 			c.joinInto(t, s)
 		}
 	case core.OpArrive:
-		gen := e.Generation()
-		b := c.bars[e.Addr]
-		if b == nil {
-			b = &barrier{gen: gen}
-			c.bars[e.Addr] = b
-		}
-		if b.gen != gen {
-			b.gen, b.vc = gen, nil
-		}
+		acc := c.bars.Arrive(e.Addr, e.Generation())
 		now := c.Now(t)
-		v := make(Clock, max(len(b.vc), len(now)))
-		copy(v, b.vc)
+		v := make(Clock, max(len(*acc), len(now)))
+		copy(v, *acc)
 		for i, x := range now {
 			v[i] = max(v[i], x)
 		}
-		b.vc = v
+		*acc = v
 		c.tick(t)
 	case core.OpLeave:
-		if b := c.bars[e.Addr]; b != nil && b.gen == e.Generation() {
-			c.joinInto(t, b.vc)
+		if vc, ok := c.bars.Leave(e.Addr, e.Generation()); ok {
+			c.joinInto(t, vc)
 		}
 	}
 }

@@ -81,9 +81,9 @@ func ReplayTrace(path string, s Suite) (sim.Result, error) {
 			return sim.Result{}, bad(err)
 		}
 		if ev.Kind == core.KindRunEnd {
-			k := core.OutcomeKind(ev.Words[0])
-			if ev.Words[0] >= uint64(core.NumOutcomes) {
-				return sim.Result{}, fmt.Errorf("trace %s: RunEnd with unknown outcome %d", path, ev.Words[0])
+			k := ev.Outcome()
+			if !k.Valid() {
+				return sim.Result{}, fmt.Errorf("trace %s: RunEnd with unknown outcome %d", path, uint8(k))
 			}
 			r.Outcome, r.OutcomePC, r.OutcomeThread, r.Cycles = k, ev.PC, ev.Thread, uint64(ev.Cycle)
 		}

@@ -150,7 +150,9 @@ const NoPC int32 = -1
 // Event is one flat record of the event stream. What each field means for
 // each kind is its Contract (ContractOf); unused fields are zero (-1 for
 // Core and Thread, NoPC for PC). List is borrowed: an observer that keeps
-// it must copy it.
+// it must copy it. Readers decode a program event with Op and read the
+// payload (Value, Words, List) with the named accessors (Stored, Child,
+// Generation, Outcome, …), never by index.
 type Event struct {
 	// Kind says what the event reports.
 	Kind Kind
@@ -170,7 +172,7 @@ type Event struct {
 	// Value is a kind-specific signed payload, such as the value read or
 	// written.
 	Value int64
-	// Words are kind-specific payload words, documented beside the producer.
+	// Words are kind-specific payload words (the contract names each).
 	Words [4]uint64
 	// List is a kind-specific payload of any length, such as the cores that
 	// responded to a bus transaction.

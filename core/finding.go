@@ -90,3 +90,74 @@ type Detector interface {
 	// Findings are its findings so far, sorted with CompareFindings.
 	Findings() []Finding
 }
+
+// SortedFindings returns a copy of fs, PCs included, sorted with
+// CompareFindings: what a detector's Findings returns, so that the caller
+// shares no slice with the detector.
+func SortedFindings(fs []Finding) []Finding {
+	out := slices.Clone(fs)
+	for i := range out {
+		out[i].PCs = slices.Clone(out[i].PCs)
+	}
+	slices.SortFunc(out, CompareFindings)
+	return out
+}
+
+// RaceReport is the reporting rule the race detectors share (hb and race):
+// each race is a pair of PCs, reported once per run, and with FirstPerWord
+// only the first race on each word. The zero value (and a Detector name)
+// is ready to use.
+type RaceReport struct {
+	// Detector names the reporting detector in the findings.
+	Detector string
+	// FirstPerWord reports only the first race on each word (Helgrind's
+	// heuristic, which ConSeq's comparison needs): of the races the
+	// word's first racing access makes, the one with its first candidate;
+	// later races on the word are not reported.
+	FirstPerWord bool
+	// Unordered counts the pairs (p, q) and (q, p) as one race; otherwise
+	// each order is reported once.
+	Unordered bool
+	// Findings are the races reported so far, in report order (kind
+	// "race", PCs the earlier access's and the later one's, the word,
+	// score 1).
+	Findings []Finding
+
+	found map[[2]int32]struct{}
+	raced map[uint64]bool
+}
+
+// Add reports the races of one access, at pc to word a, with n earlier
+// accesses in the caller's order (the first is the one FirstPerWord
+// keeps): earlier(i) is the i-th's PC, and msg(i) the message of its race,
+// called only for a race that is reported.
+func (r *RaceReport) Add(a uint64, pc int32, n int, earlier func(i int) int32, msg func(i int) string) {
+	if n == 0 {
+		return
+	}
+	if r.FirstPerWord {
+		if r.raced[a] {
+			return
+		}
+		if r.raced == nil {
+			r.raced = map[uint64]bool{}
+		}
+		r.raced[a] = true
+		n = 1
+	}
+	if r.found == nil {
+		r.found = map[[2]int32]struct{}{}
+	}
+	for i := range n {
+		p := earlier(i)
+		key := [2]int32{p, pc}
+		if r.Unordered {
+			key = [2]int32{min(p, pc), max(p, pc)}
+		}
+		if _, ok := r.found[key]; ok {
+			continue
+		}
+		r.found[key] = struct{}{}
+		r.Findings = append(r.Findings, Finding{Detector: r.Detector, Kind: "race", PCs: []int32{p, pc}, Addr: a, Score: 1, Message: msg(i)})
+	}
+}

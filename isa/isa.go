@@ -11,6 +11,7 @@ package isa
 
 import (
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 )
@@ -130,6 +131,22 @@ func (o Op) IsBranch() bool { return o >= OpBeq && o <= OpBnez }
 // IsSync reports whether o is a synchronisation instruction that accesses
 // a sync word (lock, unlock, barrier, cwait, csignal, cbcast).
 func (o Op) IsSync() bool { return o >= OpLock && o <= OpCbcast }
+
+// IsRMW reports whether o is an atomic read-modify-write of an ordinary
+// word (cas, xchg, fadd); the sync instructions' updates are IsSync.
+func (o Op) IsRMW() bool { return o == OpCas || o == OpXchg || o == OpFadd }
+
+// Words returns the addresses of the n words from addr, in order (none
+// when n ≤ 0): the words a free names, say.
+func Words(addr uint64, n int64) iter.Seq[uint64] {
+	return func(yield func(uint64) bool) {
+		for i := int64(0); i < n; i++ {
+			if !yield(addr + uint64(i)*WordBytes) {
+				return
+			}
+		}
+	}
+}
 
 // TouchesMemory reports whether o reads or writes a data word (including
 // synchronisation words).

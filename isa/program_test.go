@@ -1,6 +1,9 @@
 package isa
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestFaultOp checks the decoding of a faulting access: the op of a pc in
 // the program for an aligned data word below the bound, nothing otherwise.
@@ -29,6 +32,32 @@ func TestFaultOp(t *testing.T) {
 		op, ok := c.p.FaultOp(c.pc, c.addr, hi)
 		if op != c.op || ok != c.ok {
 			t.Errorf("%s: FaultOp(%d, %#x) = %v, %v; want %v, %v", c.name, c.pc, c.addr, op, ok, c.op, c.ok)
+		}
+	}
+}
+
+// TestIsRMWAndWords checks the RMW opcodes and the word iterator.
+func TestIsRMWAndWords(t *testing.T) {
+	for op := Op(0); op < NumOps; op++ {
+		want := op == OpCas || op == OpXchg || op == OpFadd
+		if op.IsRMW() != want || op.IsRMW() && op.IsSync() {
+			t.Errorf("%s: IsRMW %v", op, op.IsRMW())
+		}
+	}
+	var got []uint64
+	for a := range Words(DataBase, 3) {
+		got = append(got, a)
+	}
+	if want := []uint64{DataBase, DataBase + 8, DataBase + 16}; !slices.Equal(got, want) {
+		t.Errorf("Words: %#x, want %#x", got, want)
+	}
+	for range Words(DataBase, -2) {
+		t.Errorf("Words of -2 yields")
+	}
+	n := 0
+	for range Words(DataBase, 1<<62) {
+		if n++; n == 2 {
+			break
 		}
 	}
 }

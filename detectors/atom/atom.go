@@ -132,11 +132,9 @@ type tripleKey struct {
 type Detector struct {
 	prog     *isa.Program
 	k        int
-	clocks   *race.Clocks
-	locks    *race.Locks
+	rd       *race.Reader
 	words    map[uint64]*word
-	hi       uint64 // the highest word address accessed, +1 (0: none)
-	all      bool   // Options.ReportObserved
+	all      bool // Options.ReportObserved
 	seen     map[tripleKey]struct{}
 	observed map[tripleKey]struct{}
 	keys     []tripleKey // of findings, index for index
@@ -156,28 +154,23 @@ func New(prog *isa.Program, opts Options) (*Detector, error) {
 	if k == 0 {
 		k = DefaultHistory
 	}
-	return &Detector{
+	d := &Detector{
 		prog:     prog,
 		k:        k,
-		clocks:   race.NewClocks(),
-		locks:    race.NewLocks(),
 		words:    map[uint64]*word{},
 		all:      opts.ReportObserved,
 		seen:     map[tripleKey]struct{}{},
 		observed: map[tripleKey]struct{}{},
-	}, nil
+	}
+	d.rd = race.NewReader(prog, d.access)
+	return d, nil
 }
 
 // Name returns "atom".
 func (d *Detector) Name() string { return "atom" }
 
-// Kinds returns the event kinds the detector reads: the data accesses
-// (Read, Write, RMW, Free, Crash) and those of race.ClockKinds and
-// race.LockKinds.
-func (d *Detector) Kinds() core.KindMask {
-	return core.MaskOf(core.KindRead, core.KindWrite, core.KindRMW, core.KindFree, core.KindCrash) |
-		race.ClockKinds() | race.LockKinds()
-}
+// Kinds returns the event kinds the detector reads: race.ReaderKinds.
+func (d *Detector) Kinds() core.KindMask { return race.ReaderKinds() }
 
 // Findings returns the triples predicted so far and (unless
 // Options.ReportObserved) not observed so far, sorted with
@@ -197,56 +190,20 @@ func (d *Detector) Findings() []core.Finding {
 }
 
 // Observe reads one event.
-func (d *Detector) Observe(e *core.Event) {
-	t := int(e.Thread)
-	if t < 0 || t >= race.MaxThreads {
-		return
-	}
-	switch e.Kind {
-	case core.KindRead, core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(t, e.Addr, e.PC, e.Kind == core.KindWrite)
-		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(t, e.Addr, e.PC, e.Words[1] != 0)
-		}
-	case core.KindFree:
-		n := min(max(e.Value, 0), race.MaxFreeWords)
-		for i := int64(0); i < n; i++ {
-			d.access(t, e.Addr+uint64(i)*isa.WordBytes, e.PC, true)
-		}
-	case core.KindCrash:
-		d.crash(t, e)
-	case core.KindAcquire, core.KindRelease:
-		d.locks.Observe(e)
-	default:
-		d.clocks.Observe(e)
-	}
-}
-
-// crash counts the access a faulting instruction attempted.
-func (d *Detector) crash(t int, e *core.Event) {
-	if a, write, ok := race.CrashAccess(d.prog, e, d.hi); ok {
-		d.access(t, a, e.PC, write)
-	}
-}
+func (d *Detector) Observe(e *core.Event) { d.rd.Observe(e) }
 
 // access checks one access by thread t, first as the closing access c of
 // t's pair with its previous access to the word (marking the triples with
 // the other threads' accesses since then observed), then as the remote
 // access x of every other thread's remembered pairs, and remembers it.
-func (d *Detector) access(t int, a uint64, pc int32, write bool) {
-	if a < isa.DataBase || a%isa.WordBytes != 0 {
-		return
-	}
-	d.hi = max(d.hi, a+1)
+func (d *Detector) access(in race.Access) {
+	t, a, pc, write := in.Thread, in.Addr, in.PC, in.Write
 	w := d.words[a]
 	if w == nil {
 		w = &word{}
 		d.words[a] = w
 	}
-	cur := acc{pc: pc, write: write, clk: d.clocks.Now(t), held: d.locks.Now(t)}
+	cur := acc{pc: pc, write: write, clk: d.rd.Clocks.Now(t), held: d.rd.Locks.Now(t)}
 	mine := -1
 	for i := range w.threads {
 		if w.threads[i].tid == t {

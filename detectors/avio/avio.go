@@ -52,7 +52,6 @@ package avio
 
 import (
 	"fmt"
-	"slices"
 
 	"weft/core"
 	"weft/isa"
@@ -143,49 +142,33 @@ func (d *Detector) Kinds() core.KindMask {
 
 // Findings returns the unserializable triples seen so far, one finding per
 // (I_p, I_r, I_c, case), sorted with core.CompareFindings.
-func (d *Detector) Findings() []core.Finding {
-	fs := slices.Clone(d.findings)
-	for i := range fs {
-		fs[i].PCs = slices.Clone(fs[i].PCs)
-	}
-	slices.SortFunc(fs, core.CompareFindings)
-	return fs
-}
+func (d *Detector) Findings() []core.Finding { return core.SortedFindings(d.findings) }
 
 // Observe processes one event.
 func (d *Detector) Observe(e *core.Event) {
-	switch e.Kind {
-	case core.KindRead, core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(e.Thread, e.PC, e.Addr, e.Kind == core.KindWrite)
+	switch op := e.Op(); op {
+	case core.OpRead, core.OpWrite:
+		d.access(e.Thread, e.PC, e.Addr, op == core.OpWrite)
+	case core.OpAtomic:
+		d.rmw(e.Thread, e.PC, e.Addr)
+	case core.OpFree:
+		for a := range isa.Words(e.Addr, e.FreeWords()) {
+			d.access(e.Thread, e.PC, a, true)
 		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 {
-			d.rmw(e.Thread, e.PC, e.Addr)
-		}
-	case core.KindFree:
-		for i := int64(0); i < e.Value; i++ {
-			d.access(e.Thread, e.PC, e.Addr+uint64(i)*isa.WordBytes, true)
-		}
-	case core.KindCrash:
+	case core.OpFault:
 		d.crash(e)
 	}
 }
 
-// crash counts the access a faulting instruction attempted.
+// crash counts the access a faulting instruction attempted: a ld reads, a
+// cas, xchg or fadd is an RMW, anything else writes.
 func (d *Detector) crash(e *core.Event) {
-	a := e.Addr
-	op, ok := d.prog.FaultOp(e.PC, a, isa.DataBase+uint64(d.top)*isa.WordBytes)
-	if !ok {
-		return
-	}
-	switch op {
-	case isa.OpLd:
-		d.access(e.Thread, e.PC, a, false)
-	case isa.OpCas, isa.OpXchg, isa.OpFadd:
-		d.rmw(e.Thread, e.PC, a)
-	default:
-		d.access(e.Thread, e.PC, a, true)
+	op, ok := d.prog.FaultOp(e.PC, e.Addr, isa.DataBase+uint64(d.top)*isa.WordBytes)
+	switch {
+	case ok && op.IsRMW():
+		d.rmw(e.Thread, e.PC, e.Addr)
+	case ok:
+		d.access(e.Thread, e.PC, e.Addr, op != isa.OpLd)
 	}
 }
 

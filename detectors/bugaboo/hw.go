@@ -13,8 +13,8 @@ import (
 // A CTDrain event carries the drained entries in List, 4 words per edge:
 // the source PC (all ones for the NULL source of a memory-served miss),
 // the source context, the destination PC and the destination context;
-// Value is the number of edges; Words[2] and Words[3] name the context
-// encoding. When Value and the List disagree, the
+// EdgeCount (Value) is the number of edges; CtxSize and DistinctEmpty
+// name the context encoding. When the count and the List disagree, the
 // smaller count is used and the event is counted in Malformed; an entry
 // whose destination PC is negative is skipped. A NULL source is stored as
 // Node{NullPC, 0}, whatever context word it carries.
@@ -39,8 +39,8 @@ func NewHW(prog *isa.Program) *HW {
 }
 
 // Encoding returns the hardware's context encoding: the one SetEncoding
-// gave, else what the first CTDrain event named (its Words[2] size and
-// Words[3] distinct EMPTY), DefaultEncoding before one.
+// gave, else what the first CTDrain event named (its CtxSize and
+// DistinctEmpty), DefaultEncoding before one.
 func (h *HW) Encoding() Encoding { return h.enc }
 
 // SetEncoding fixes the context encoding, whatever the CTDrain events
@@ -70,7 +70,7 @@ func (h *HW) Observe(e *core.Event) {
 		return
 	}
 	if h.drains == 0 && !h.encSet {
-		enc := Encoding{Size: int(min(e.Words[2], 64)), DistinctEmpty: e.Words[3] != 0}
+		enc := Encoding{Size: int(min(e.CtxSize(), 64)), DistinctEmpty: e.DistinctEmpty()}
 		if enc.Valid() == nil {
 			h.enc = enc
 		} else {
@@ -79,11 +79,12 @@ func (h *HW) Observe(e *core.Event) {
 	}
 	mask := uint64(h.enc.Mask())
 	h.drains++
-	n := len(e.List) / 4
-	if e.Value < 0 || int64(n) != e.Value || len(e.List)%4 != 0 {
+	edges, count := e.DrainedEdges(), e.EdgeCount()
+	n := len(edges) / 4
+	if count < 0 || int64(n) != count || len(edges)%4 != 0 {
 		h.malformed++
-		if e.Value >= 0 && e.Value < int64(n) {
-			n = int(e.Value)
+		if count >= 0 && count < int64(n) {
+			n = int(count)
 		}
 	}
 	bad := false
@@ -93,7 +94,7 @@ func (h *HW) Observe(e *core.Event) {
 		}
 	}()
 	for i := 0; i < n; i++ {
-		w := e.List[4*i : 4*i+4]
+		w := edges[4*i : 4*i+4]
 		src := Node{PC: int32(w[0]), Ctx: uint32(w[1])}
 		if w[0] == ^uint64(0) {
 			src = Node{PC: NullPC}

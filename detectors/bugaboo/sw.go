@@ -253,28 +253,19 @@ func (s *SW) Findings() []core.Finding {
 
 // Observe processes one event.
 func (s *SW) Observe(e *core.Event) {
-	switch e.Kind {
-	case core.KindRead:
-		if e.Flags&core.FlagSync == 0 {
+	switch e.Op() {
+	case core.OpRead, core.OpWrite, core.OpAtomic:
+		// An RMW that did not store (a failed cas) only read.
+		if e.Writes() {
+			s.write(e.Thread, e.PC, e.Addr)
+		} else {
 			s.read(e.Thread, e.PC, e.Addr)
 		}
-	case core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			s.write(e.Thread, e.PC, e.Addr)
+	case core.OpFree:
+		for a := range isa.Words(e.Addr, e.FreeWords()) {
+			s.write(e.Thread, e.PC, a)
 		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 {
-			if e.Words[1] != 0 {
-				s.write(e.Thread, e.PC, e.Addr)
-			} else {
-				s.read(e.Thread, e.PC, e.Addr)
-			}
-		}
-	case core.KindFree:
-		for i := int64(0); i < e.Value; i++ {
-			s.write(e.Thread, e.PC, e.Addr+uint64(i)*isa.WordBytes)
-		}
-	case core.KindCrash:
+	case core.OpFault:
 		s.crash(e)
 	}
 }

@@ -175,7 +175,7 @@ func (ev *evaluator) run(s *evalState, site Site, a *Analysis, tid int32, mem fu
 				break
 			}
 			s.mem[at&^(isa.WordBytes-1)] = get(in.Rs)
-		case op == isa.OpCas || op == isa.OpXchg || op == isa.OpFadd:
+		case op.IsRMW():
 			at, ok := addr()
 			if !ok {
 				s.dirty = true

@@ -394,7 +394,7 @@ func (t *Trainer) Observe(e *core.Event) {
 	case core.KindRMW:
 		sync := e.Flags&core.FlagSync != 0
 		if !sync {
-			t.read(e.PC, e.Addr, int64(e.Words[0]))
+			t.read(e.PC, e.Addr, e.Old())
 		}
 		r.store(t, e.Addr, e.Value, sync)
 	default:

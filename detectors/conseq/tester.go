@@ -171,8 +171,7 @@ func (f *forcer) Observe(e *core.Event) {
 	if e.Addr != f.addr || e.Flags&core.FlagSync != 0 {
 		return
 	}
-	write := e.Kind == core.KindWrite || e.Kind == core.KindRMW && e.Words[1] == 1
-	read := e.Kind == core.KindRead || e.Kind == core.KindRMW
+	read, write := e.Reads(), e.Writes()
 	if read && f.is(e, f.r, n) {
 		f.rDone = true
 		if f.uninit {

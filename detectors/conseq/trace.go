@@ -341,14 +341,18 @@ func (r *Recorder) thread(t int32) *threadState {
 // Observe records one event.
 func (r *Recorder) Observe(e *core.Event) {
 	if e.Kind == core.KindRunEnd {
-		r.outcome = int64(e.Words[0])
+		r.outcome = int64(e.Outcome())
 		return
 	}
 	if e.Thread < 0 {
 		return
 	}
-	if e.Kind == core.KindSpawn {
-		r.thread(int32(e.Words[0])) // before s: it may grow r.threads
+	op := e.Op()
+	if op == core.OpSpawn {
+		if e.Child() < 0 {
+			return // names no thread
+		}
+		r.thread(e.Child()) // before s: it may grow r.threads
 	}
 	s := r.thread(e.Thread)
 	if s.spinSrc >= 0 && (e.PC < 0 || int(e.PC) >= len(r.prog.Instrs) || !r.spinBody[s.spinLoop][e.PC]) {
@@ -363,19 +367,19 @@ func (r *Recorder) Observe(e *core.Event) {
 		s.setVC(s.vc.joined(full))
 		s.spinSrc = -1
 	}
-	switch e.Kind {
-	case core.KindRead, core.KindWrite, core.KindRMW:
+	switch op {
+	case core.OpRead, core.OpWrite, core.OpAtomic, core.OpSyncAccess:
 		r.access(e, s)
 		return
-	case core.KindSpawn:
-		r.threads[e.Words[0]].setVC(s.full(e.Thread))
-	case core.KindJoin:
-		if j := int32(e.Words[0]); int(j) < len(r.threads) {
+	case core.OpSpawn:
+		r.threads[e.Child()].setVC(s.full(e.Thread))
+	case core.OpJoin:
+		if j := e.Joined(); j >= 0 && int(j) < len(r.threads) {
 			s.setVC(s.vc.joined(r.threads[j].exit))
 		}
-	case core.KindThreadExit:
+	case core.OpExit:
 		s.exit = s.full(e.Thread)
-	case core.KindAcquire:
+	case core.OpAcquire:
 		r.nextCS++
 		h := heldCS{lock: e.Addr, cs: r.nextCS, acqPC: e.PC}
 		if e.PC >= 0 && int(e.PC) < len(s.acqs) {
@@ -385,7 +389,7 @@ func (r *Recorder) Observe(e *core.Event) {
 		l := make(lockState, len(s.locks), len(s.locks)+1)
 		copy(l, s.locks)
 		r.setLocks(s, append(l, h))
-	case core.KindRelease:
+	case core.OpRelease:
 		var l lockState
 		for _, h := range s.locks {
 			if h.lock != e.Addr {
@@ -393,20 +397,20 @@ func (r *Recorder) Observe(e *core.Event) {
 			}
 		}
 		r.setLocks(s, l)
-	case core.KindBarrierArrive:
-		k := [2]uint64{e.Addr, e.Words[0]}
+	case core.OpArrive:
+		k := [2]uint64{e.Addr, e.Generation()}
 		r.barrier[k] = r.barrier[k].joined(s.full(e.Thread))
-	case core.KindBarrierLeave:
-		s.setVC(s.vc.joined(r.barrier[[2]uint64{e.Addr, e.Words[0]}]))
-	case core.KindCondSignal:
+	case core.OpLeave:
+		s.setVC(s.vc.joined(r.barrier[[2]uint64{e.Addr, e.Generation()}]))
+	case core.OpSignal:
 		r.signal[e.Thread] = s.full(e.Thread)
-	case core.KindCondWake:
-		s.setVC(s.vc.joined(r.signal[int32(e.Words[0])]))
-	case core.KindCondWait:
-	case core.KindOutput:
-		r.outputs = append(r.outputs, e.Value)
-		return
+	case core.OpWake:
+		s.setVC(s.vc.joined(r.signal[e.Signaller()]))
+	case core.OpWait:
 	default:
+		if e.Kind == core.KindOutput {
+			r.outputs = append(r.outputs, e.Value)
+		}
 		return
 	}
 	r.syncRecords++
@@ -421,7 +425,7 @@ func (r *Recorder) access(e *core.Event, s *threadState) {
 		inst = s.insts[pc]
 		s.insts[pc]++
 	}
-	if e.Flags&core.FlagSync != 0 {
+	if e.Op() == core.OpSyncAccess {
 		return
 	}
 	a := e.Addr
@@ -441,8 +445,7 @@ func (r *Recorder) access(e *core.Event, s *threadState) {
 	case wi.sharer > 0 && wi.sharer != who:
 		wi.sharer = -1
 	}
-	read := e.Kind == core.KindRead || e.Kind == core.KindRMW
-	write := e.Kind == core.KindWrite || e.Kind == core.KindRMW && e.Words[1] == 1
+	read, write := e.Reads(), e.Writes()
 	src := wi.last - 1
 	keepRead := read && (r.critical == nil || pc >= 0 && int(pc) < len(r.critical) && r.critical[pc])
 	if !keepRead && !write {
@@ -452,7 +455,7 @@ func (r *Recorder) access(e *core.Event, s *threadState) {
 	if keepRead {
 		v := e.Value
 		if e.Kind == core.KindRMW {
-			v = int64(e.Words[0])
+			v = e.Old()
 		}
 		r.push(access{thread: e.Thread, pc: pc, addr: a, value: v, clk: s.clk, vc: vc,
 			locks: s.lsIdx, inst: inst, src: src})

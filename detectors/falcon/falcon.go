@@ -255,15 +255,14 @@ func (d *Detector) Program() *isa.Program { return d.prog }
 
 // Observe processes one event.
 func (d *Detector) Observe(e *core.Event) {
-	switch e.Kind {
-	case core.KindRead, core.KindWrite, core.KindRMW:
-		if e.Flags&core.FlagSync == 0 && e.PC >= 0 && int(e.PC) < len(d.lib) && !d.lib[e.PC] {
-			// An RMW that stored nothing (a failed cas) only read.
-			write := e.Kind == core.KindWrite || e.Kind == core.KindRMW && e.Words[1] != 0
-			d.Access(e.Thread, e.PC, e.Addr, write)
-		}
-	case core.KindRunEnd:
+	if e.Kind == core.KindRunEnd {
 		d.Flush()
+		return
+	}
+	op := e.Op()
+	if (op == core.OpRead || op == core.OpWrite || op == core.OpAtomic) && e.PC >= 0 && int(e.PC) < len(d.lib) && !d.lib[e.PC] {
+		// An RMW that stored nothing (a failed cas) only read.
+		d.Access(e.Thread, e.PC, e.Addr, e.Writes())
 	}
 }
 

@@ -60,6 +60,7 @@
 package hb
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -102,13 +103,6 @@ var conflicts = [numClasses][]class{
 	clAtomicRead: {clWrite},
 }
 
-// barrier is the clock accumulated by the arrivals of one barrier word's
-// current generation.
-type barrier struct {
-	gen uint64
-	vc  vclock
-}
-
 // cand is one earlier access that races with the current one.
 type cand struct {
 	pc  int32
@@ -130,7 +124,7 @@ type Detector struct {
 	threads []vclock
 	locks   map[uint64]vclock
 	signals map[uint64]vclock
-	bars    map[uint64]*barrier
+	bars    core.Barriers[vclock]
 	// hi is one past the highest word index any access or free touched:
 	// a faulting access beyond it is not to a word that ever existed.
 	hi uint64
@@ -142,10 +136,8 @@ type Detector struct {
 	atomics map[uint64]*vclock
 	seq     uint64
 
-	cands    []cand
-	found    map[[2]int32]struct{}
-	raced    map[uint64]bool
-	findings []core.Finding
+	cands []cand
+	races core.RaceReport
 }
 
 // New returns a FastTrack detector for runs of prog.
@@ -155,9 +147,7 @@ func New(prog *isa.Program, opts Options) *Detector {
 		opts:    opts,
 		locks:   map[uint64]vclock{},
 		signals: map[uint64]vclock{},
-		bars:    map[uint64]*barrier{},
-		found:   map[[2]int32]struct{}{},
-		raced:   map[uint64]bool{},
+		races:   core.RaceReport{Detector: "hb", FirstPerWord: opts.FirstRacePerVar},
 	}
 
 	return d
@@ -193,11 +183,7 @@ func (d *Detector) Kinds() core.KindMask {
 
 // Findings returns the races found so far, sorted with
 // core.CompareFindings.
-func (d *Detector) Findings() []core.Finding {
-	fs := slices.Clone(d.findings)
-	slices.SortFunc(fs, core.CompareFindings)
-	return fs
-}
+func (d *Detector) Findings() []core.Finding { return core.SortedFindings(d.races.Findings) }
 
 // thread returns thread t's clock, creating it (clock 1) when t has not
 // been seen: the first thread starts without a Spawn event.
@@ -223,20 +209,13 @@ func (d *Detector) Observe(e *core.Event) {
 	if t < 0 || t >= maxThreads {
 		return
 	}
-	switch e.Kind {
-	case core.KindRead:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(t, e.Addr, e.PC, clRead, false)
-		}
-	case core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(t, e.Addr, e.PC, clWrite, false)
-		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync != 0 {
-			return
-		}
-		stored := e.Words[1] != 0
+	switch e.Op() {
+	case core.OpRead:
+		d.access(t, e.Addr, e.PC, clRead, false)
+	case core.OpWrite:
+		d.access(t, e.Addr, e.PC, clWrite, false)
+	case core.OpAtomic:
+		stored := e.Stored()
 		switch {
 		case d.opts.RMWPlain && stored:
 			d.access(t, e.Addr, e.PC, clWrite, false)
@@ -245,53 +224,44 @@ func (d *Detector) Observe(e *core.Event) {
 		default:
 			d.atomic(t, e.Addr, e.PC, stored)
 		}
-	case core.KindFree:
-		for i := int64(0); i < e.Value; i++ {
-			d.access(t, e.Addr+uint64(i)*isa.WordBytes, e.PC, clWrite, false)
+	case core.OpFree:
+		for a := range isa.Words(e.Addr, e.FreeWords()) {
+			d.access(t, a, e.PC, clWrite, false)
 		}
-	case core.KindCrash:
+	case core.OpFault:
 		d.crash(t, e)
-	case core.KindAcquire:
+	case core.OpAcquire:
 		if !d.opts.NoLockEdges {
 			if l, ok := d.locks[e.Addr]; ok {
 				d.thread(t).join(l)
 			}
 		}
-	case core.KindRelease:
+	case core.OpRelease:
 		if !d.opts.NoLockEdges {
 			l := d.locks[e.Addr]
 			l.set(*d.thread(t))
 			d.locks[e.Addr] = l
 			d.tick(t)
 		}
-	case core.KindCondSignal:
+	case core.OpSignal:
 		s := d.signals[e.Addr]
 		s.set(*d.thread(t))
 		d.signals[e.Addr] = s
 		d.tick(t)
-	case core.KindCondWake:
+	case core.OpWake:
 		if s, ok := d.signals[e.Addr]; ok {
 			d.thread(t).join(s)
 		}
-	case core.KindBarrierArrive:
-		b := d.bars[e.Addr]
-		if b == nil {
-			b = &barrier{gen: e.Words[0]}
-			d.bars[e.Addr] = b
-		}
-		if b.gen != e.Words[0] {
-			b.gen = e.Words[0]
-			clear(b.vc)
-		}
-		b.vc.join(*d.thread(t))
+	case core.OpArrive:
+		d.bars.Arrive(e.Addr, e.Generation()).join(*d.thread(t))
 		d.tick(t)
-	case core.KindBarrierLeave:
-		if b := d.bars[e.Addr]; b != nil && b.gen == e.Words[0] {
-			d.thread(t).join(b.vc)
+	case core.OpLeave:
+		if vc, ok := d.bars.Leave(e.Addr, e.Generation()); ok {
+			d.thread(t).join(vc)
 		}
-	case core.KindSpawn:
-		child := int(e.Words[0])
-		if child >= maxThreads {
+	case core.OpSpawn:
+		child := int(e.Child())
+		if child < 0 || child >= maxThreads {
 			return
 		}
 		parent := *d.thread(t)
@@ -303,8 +273,8 @@ func (d *Detector) Observe(e *core.Event) {
 		c[child] = 1
 		d.threads[child] = c
 		d.tick(t)
-	case core.KindJoin:
-		child := int(e.Value)
+	case core.OpJoin:
+		child := int(e.Joined())
 		if child >= 0 && child < len(d.threads) && d.threads[child] != nil {
 			d.thread(t).join(d.threads[child])
 		}
@@ -401,42 +371,17 @@ func (d *Detector) access(t int, a uint64, pc int32, k class, fault bool) {
 	}
 }
 
-// report records the races of the current access with d.cands.
+// report records the races of the current access with d.cands, the
+// earliest PC (then thread) first.
 func (d *Detector) report(a uint64, t int, pc int32, fault bool) {
 	cs := d.cands
 	d.cands = cs[:0]
-	slices.SortFunc(cs, func(x, y cand) int {
-		if x.pc != y.pc {
-			return int(x.pc) - int(y.pc)
-		}
-		return int(x.tid) - int(y.tid)
+	slices.SortFunc(cs, func(x, y cand) int { return cmp.Or(cmp.Compare(x.pc, y.pc), cmp.Compare(x.tid, y.tid)) })
+	d.races.Add(a, pc, len(cs), func(i int) int32 { return cs[i].pc }, func(i int) string {
+		c := cs[i]
+		return fmt.Sprintf("race on %s: %s by thread %d (pc %d) and %s by thread %d (pc %d) are not ordered by happens-before",
+			d.where(a), d.what(c.pc, false), c.tid, c.pc, d.what(pc, fault), t, pc)
 	})
-	if d.opts.FirstRacePerVar {
-		if d.raced[a] {
-			return
-		}
-		d.raced[a] = true
-		cs = cs[:1]
-	}
-	for i, c := range cs {
-		if i > 0 && c == cs[i-1] {
-			continue
-		}
-		key := [2]int32{c.pc, pc}
-		if _, ok := d.found[key]; ok {
-			continue
-		}
-		d.found[key] = struct{}{}
-		d.findings = append(d.findings, core.Finding{
-			Detector: "hb",
-			Kind:     "race",
-			PCs:      []int32{c.pc, pc},
-			Addr:     a,
-			Score:    1,
-			Message: fmt.Sprintf("race on %s: %s by thread %d (pc %d) and %s by thread %d (pc %d) are not ordered by happens-before",
-				d.where(a), d.what(c.pc, false), c.tid, c.pc, d.what(pc, fault), t, pc),
-		})
-	}
 }
 
 // what names the access an instruction makes, for messages.
@@ -449,7 +394,7 @@ func (d *Detector) what(pc int32, fault bool) string {
 	switch {
 	case fault:
 		s += " (faulted)"
-	case !d.opts.RMWPlain && (op == isa.OpCas || op == isa.OpXchg || op == isa.OpFadd):
+	case !d.opts.RMWPlain && op.IsRMW():
 		s = "atomic " + s
 	}
 	return s

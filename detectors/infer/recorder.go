@@ -267,7 +267,7 @@ type Recorder struct {
 	cvSignals map[uint64][]signalRec
 
 	ended    bool
-	outcome  uint64
+	outcome  core.OutcomeKind
 	findings []core.Finding
 }
 
@@ -411,7 +411,7 @@ func (r *Recorder) Outcome() (core.OutcomeKind, bool) {
 	if !r.ended {
 		return core.Pass, false
 	}
-	return core.OutcomeKind(r.outcome), true
+	return r.outcome, true
 }
 
 // tid returns the logical id of raw thread t, making it main (or the
@@ -468,7 +468,7 @@ func (r *Recorder) access(raw int32, e *core.Event, a uint64, write, atomic bool
 func (r *Recorder) Observe(e *core.Event) {
 	if e.Kind == core.KindRunEnd {
 		r.ended = true
-		r.outcome = e.Words[0]
+		r.outcome = e.Outcome()
 		r.findings = nil
 		if a, err := r.Analyse(DefaultOptions()); err == nil {
 			r.findings = a.Findings()
@@ -480,48 +480,38 @@ func (r *Recorder) Observe(e *core.Event) {
 	}
 	r.track(e.Thread, e)
 	base := SyncEvent{Instance: -1, Peer: -1, PC: e.PC, Cycle: e.Cycle, Obj: e.Addr}
-	switch e.Kind {
-	case core.KindRead:
-		if e.Flags&core.FlagSync == 0 {
-			r.access(e.Thread, e, e.Addr, false, false)
+	switch op := e.Op(); op {
+	case core.OpRead, core.OpWrite, core.OpAtomic:
+		r.access(e.Thread, e, e.Addr, e.Writes(), op == core.OpAtomic)
+	case core.OpFree:
+		for a := range isa.Words(e.Addr, e.FreeWords()) {
+			r.access(e.Thread, e, a, true, false)
 		}
-	case core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			r.access(e.Thread, e, e.Addr, true, false)
-		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 {
-			r.access(e.Thread, e, e.Addr, e.Words[1] != 0, true)
-		}
-	case core.KindFree:
-		for i := int64(0); i < e.Value; i++ {
-			r.access(e.Thread, e, e.Addr+uint64(i)*isa.WordBytes, true, false)
-		}
-	case core.KindSpawn:
+	case core.OpSpawn:
 		id, _ := r.thread(e.Thread, e)
-		child := r.tid(int32(e.Words[0]))
+		child := r.tid(e.Child())
 		s := base
 		s.Kind, s.Obj, s.Peer = SyncSpawn, 0, child
 		r.sync(id, s)
 		r.sync(child, SyncEvent{Kind: SyncStart, Instance: -1, Peer: -1, PC: core.NoPC, Cycle: e.Cycle})
-	case core.KindJoin:
+	case core.OpJoin:
 		id, _ := r.thread(e.Thread, e)
 		s := base
-		s.Kind, s.Obj, s.Peer = SyncJoin, 0, r.tid(int32(e.Value))
+		s.Kind, s.Obj, s.Peer = SyncJoin, 0, r.tid(e.Joined())
 		r.sync(id, s)
-	case core.KindThreadExit:
+	case core.OpExit:
 		id, _ := r.thread(e.Thread, e)
 		s := base
 		s.Kind, s.Obj = SyncExit, 0
 		r.sync(id, s)
-	case core.KindAcquire:
+	case core.OpAcquire:
 		id, th := r.thread(e.Thread, e)
 		s := base
 		s.Kind, s.Instance = SyncAcquire, r.lockCount[e.Addr]
 		r.lockCount[e.Addr]++
 		th.held[e.Addr] = s.Instance
 		r.sync(id, s)
-	case core.KindRelease:
+	case core.OpRelease:
 		id, th := r.thread(e.Thread, e)
 		s := base
 		s.Kind = SyncRelease
@@ -530,33 +520,33 @@ func (r *Recorder) Observe(e *core.Event) {
 			delete(th.held, e.Addr)
 		}
 		r.sync(id, s)
-	case core.KindBarrierArrive:
+	case core.OpArrive:
 		id, _ := r.thread(e.Thread, e)
 		s := base
-		s.Kind, s.Instance, s.N = SyncArrive, int(e.Words[0]), int(e.Words[1])
+		s.Kind, s.Instance, s.N = SyncArrive, int(e.Generation()), int(e.Parties())
 		r.sync(id, s)
-	case core.KindBarrierLeave:
+	case core.OpLeave:
 		id, _ := r.thread(e.Thread, e)
 		s := base
-		s.Kind, s.Instance = SyncLeave, int(e.Words[0])
+		s.Kind, s.Instance = SyncLeave, int(e.Generation())
 		r.sync(id, s)
-	case core.KindCondWait:
+	case core.OpWait:
 		id, _ := r.thread(e.Thread, e)
 		s := base
-		s.Kind, s.Lock = SyncWait, e.Words[0]
+		s.Kind, s.Lock = SyncWait, e.WaitLock()
 		r.sync(id, s)
-	case core.KindCondSignal:
+	case core.OpSignal:
 		id, _ := r.thread(e.Thread, e)
 		s := base
-		s.Kind, s.Instance, s.Woken, s.Bcast = SyncSignal, r.cvCount[e.Addr], int(e.Value), e.Words[1] != 0
+		s.Kind, s.Instance, s.Woken, s.Bcast = SyncSignal, r.cvCount[e.Addr], int(e.Woken()), e.Broadcast()
 		r.cvCount[e.Addr]++
 		r.cvSignal[e.Addr] = s.Instance
 		r.cvSignals[e.Addr] = append(r.cvSignals[e.Addr], signalRec{inst: s.Instance, by: id, woken: s.Woken, bcast: s.Bcast})
 		r.lastSignal[sigKey{e.Addr, id}] = len(r.syncs)
 		r.sync(id, s)
-	case core.KindCondWake:
+	case core.OpWake:
 		id, _ := r.thread(e.Thread, e)
-		by := r.tid(int32(e.Words[0]))
+		by := r.tid(e.Signaller())
 		s := base
 		s.Kind, s.Peer = SyncWake, by
 		if i, ok := r.lastSignal[sigKey{e.Addr, by}]; ok {
@@ -584,8 +574,8 @@ func (r *Recorder) Trace() (*Trace, error) {
 	if !r.ended {
 		return nil, fmt.Errorf("infer: the trace is incomplete: the run has not ended (no RunEnd event)")
 	}
-	if r.outcome != 0 {
-		return nil, fmt.Errorf("infer: the trace is from a failing run (outcome %s); inference needs the trace of a passing run", core.OutcomeKind(r.outcome))
+	if r.outcome.Failed() {
+		return nil, fmt.Errorf("infer: the trace is from a failing run (outcome %s); inference needs the trace of a passing run", r.outcome)
 	}
 	t := &Trace{Threads: len(r.threads), Syncs: slices.Clone(r.syncs)}
 	t.ThreadSyncs = make([][]int, t.Threads)

@@ -49,7 +49,6 @@ package lockset
 
 import (
 	"fmt"
-	"slices"
 
 	"weft/core"
 	"weft/isa"
@@ -139,59 +138,39 @@ func (d *Detector) Kinds() core.KindMask {
 
 // Findings returns the words reported so far, one finding each, sorted with
 // core.CompareFindings.
-func (d *Detector) Findings() []core.Finding {
-	fs := slices.Clone(d.findings)
-	for i := range fs {
-		fs[i].PCs = slices.Clone(fs[i].PCs)
-	}
-	slices.SortFunc(fs, core.CompareFindings)
-	return fs
-}
+func (d *Detector) Findings() []core.Finding { return core.SortedFindings(d.findings) }
 
 // Observe processes one event.
 func (d *Detector) Observe(e *core.Event) {
-	switch e.Kind {
-	case core.KindRead, core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(e.Thread, e.PC, e.Addr, e.Kind == core.KindWrite, false)
-		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(e.Thread, e.PC, e.Addr, true, !d.opts.RMWPlain)
-		}
-	case core.KindAcquire:
+	switch op := e.Op(); op {
+	case core.OpRead, core.OpWrite:
+		d.access(e.Thread, e.PC, e.Addr, op == core.OpWrite, false)
+	case core.OpAtomic:
+		d.access(e.Thread, e.PC, e.Addr, true, !d.opts.RMWPlain)
+	case core.OpAcquire:
 		th := d.thread(e.Thread)
 		th.held = d.locks.with(th.held, e.Addr)
-	case core.KindRelease:
+	case core.OpRelease:
 		th := d.thread(e.Thread)
 		th.held = d.locks.without(th.held, e.Addr)
-	case core.KindSpawn:
-		d.spawn(e.Thread, int32(e.Value))
-	case core.KindJoin:
-		d.join(e.Thread, int32(e.Value))
-	case core.KindFree:
-		for i := int64(0); i < e.Value; i++ {
-			d.access(e.Thread, e.PC, e.Addr+uint64(i)*isa.WordBytes, true, false)
+	case core.OpSpawn:
+		d.spawn(e.Thread, e.Child())
+	case core.OpJoin:
+		d.join(e.Thread, e.Joined())
+	case core.OpFree:
+		for a := range isa.Words(e.Addr, e.FreeWords()) {
+			d.access(e.Thread, e.PC, a, true, false)
 		}
-	case core.KindCrash:
+	case core.OpFault:
 		d.crash(e)
 	}
 }
 
-// crash counts the access a faulting instruction attempted.
+// crash counts the access a faulting instruction attempted: a ld reads, a
+// cas, xchg or fadd is an RMW, anything else writes.
 func (d *Detector) crash(e *core.Event) {
-	a := e.Addr
-	op, ok := d.prog.FaultOp(e.PC, a, isa.DataBase+uint64(d.top)*isa.WordBytes)
-	if !ok {
-		return
-	}
-	switch op {
-	case isa.OpLd:
-		d.access(e.Thread, e.PC, a, false, false)
-	case isa.OpCas, isa.OpXchg, isa.OpFadd:
-		d.access(e.Thread, e.PC, a, true, !d.opts.RMWPlain)
-	default:
-		d.access(e.Thread, e.PC, a, true, false)
+	if op, ok := d.prog.FaultOp(e.PC, e.Addr, isa.DataBase+uint64(d.top)*isa.WordBytes); ok {
+		d.access(e.Thread, e.PC, e.Addr, op != isa.OpLd, op.IsRMW() && !d.opts.RMWPlain)
 	}
 }
 

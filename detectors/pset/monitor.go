@@ -121,14 +121,7 @@ func (r *reporter) report(prog *isa.Program, e edge, pc int32, ps isa.PSet) {
 }
 
 // sorted returns copies of the findings, sorted.
-func (r *reporter) sorted() []core.Finding {
-	fs := slices.Clone(r.findings)
-	for i := range fs {
-		fs[i].PCs = slices.Clone(fs[i].PCs)
-	}
-	slices.SortFunc(fs, core.CompareFindings)
-	return fs
-}
+func (r *reporter) sorted() []core.Finding { return core.SortedFindings(r.findings) }
 
 // describe spells a PSet for messages: "(untested)", "{}" or "{3, 17}"
 // (at most 8 PCs).

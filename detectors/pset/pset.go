@@ -38,7 +38,7 @@
 //     first on lock words).
 //   - An RMW (cas, xchg, fadd, lock's swap, barrier and condition-variable
 //     updates) is a read immediately followed by a write by the same
-//     instruction (digest §1.5), the write only when it stored (Words[1]:
+//     instruction (digest §1.5), the write only when it stored (Stored:
 //     a failed cas or lock swap is a read). By condition (c) the write
 //     half then never has a remote candidate (the thread's own read came
 //     after every other reader), so an RMW is checked as a read of the
@@ -130,22 +130,17 @@ type visit func(tid, pc int32, addr uint64, cands []cand)
 
 // observe feeds one event to the tracker, calling v for each access.
 func (t *tracker) observe(e *core.Event, v visit) {
-	switch e.Kind {
-	case core.KindRead, core.KindWrite:
-		if t.ignoreSync && e.Flags&core.FlagSync != 0 {
+	switch op := e.Op(); op {
+	case core.OpRead, core.OpWrite, core.OpAtomic, core.OpSyncAccess:
+		if op == core.OpSyncAccess && t.ignoreSync {
 			return
 		}
-		t.access(e.Thread, e.PC, e.Addr, e.Kind == core.KindRead, e.Kind == core.KindWrite, v)
-	case core.KindRMW:
-		if t.ignoreSync && e.Flags&core.FlagSync != 0 {
-			return
+		t.access(e.Thread, e.PC, e.Addr, e.Reads(), e.Writes(), v)
+	case core.OpFree:
+		for a := range isa.Words(e.Addr, e.FreeWords()) {
+			t.access(e.Thread, e.PC, a, false, true, v)
 		}
-		t.access(e.Thread, e.PC, e.Addr, true, e.Words[1] != 0, v)
-	case core.KindFree:
-		for i := range e.Value {
-			t.access(e.Thread, e.PC, e.Addr+uint64(i)*isa.WordBytes, false, true, v)
-		}
-	case core.KindCrash:
+	case core.OpFault:
 		t.crash(e, v)
 	}
 }

@@ -23,13 +23,6 @@ func (c Clock) Get(t int) uint64 {
 // is) the point stamped b: program order and the edges Clocks builds.
 func Before(t int, a, b Clock) bool { return a.Get(t) <= b.Get(t) }
 
-// barrier is the clock the arrivals of one barrier word's current
-// generation accumulate.
-type barrier struct {
-	gen uint64
-	vc  Clock
-}
-
 // Clocks builds the happens-before relation ConSeq's comparison detectors
 // use (the paper's vector clocks): program order, spawn (the parent's
 // clock reaches the child), join (the child's final clock reaches the
@@ -43,12 +36,12 @@ type barrier struct {
 type Clocks struct {
 	threads []Clock
 	signals map[uint64]Clock
-	bars    map[uint64]*barrier
+	bars    core.Barriers[Clock]
 }
 
 // NewClocks returns an empty happens-before tracker.
 func NewClocks() *Clocks {
-	return &Clocks{signals: map[uint64]Clock{}, bars: map[uint64]*barrier{}}
+	return &Clocks{signals: map[uint64]Clock{}}
 }
 
 // ClockKinds are the event kinds Clocks.Observe reads.
@@ -112,10 +105,10 @@ func (c *Clocks) Observe(e *core.Event) {
 	if !validThread(t) {
 		return
 	}
-	switch e.Kind {
-	case core.KindSpawn:
-		child := int(e.Words[0])
-		if e.Words[0] >= MaxThreads || child == t {
+	switch e.Op() {
+	case core.OpSpawn:
+		child := int(e.Child())
+		if !validThread(child) || child == t {
 			return
 		}
 		parent := c.Now(t)
@@ -127,38 +120,31 @@ func (c *Clocks) Observe(e *core.Event) {
 		v[child] = max(v[child], 1)
 		c.threads[child] = v
 		c.tick(t)
-	case core.KindJoin:
-		child := e.Value
-		if child >= 0 && child < int64(len(c.threads)) && c.threads[child] != nil && int(child) != t {
+	case core.OpJoin:
+		child := int(e.Joined())
+		if child >= 0 && child < len(c.threads) && c.threads[child] != nil && child != t {
 			c.joinInto(t, c.threads[child])
 		}
-	case core.KindCondSignal:
+	case core.OpSignal:
 		c.signals[e.Addr] = c.Now(t)
 		c.tick(t)
-	case core.KindCondWake:
+	case core.OpWake:
 		if s, ok := c.signals[e.Addr]; ok {
 			c.joinInto(t, s)
 		}
-	case core.KindBarrierArrive:
-		b := c.bars[e.Addr]
-		if b == nil {
-			b = &barrier{gen: e.Words[0]}
-			c.bars[e.Addr] = b
-		}
-		if b.gen != e.Words[0] {
-			b.gen, b.vc = e.Words[0], nil
-		}
+	case core.OpArrive:
+		acc := c.bars.Arrive(e.Addr, e.Generation())
 		now := c.Now(t)
-		v := make(Clock, max(len(b.vc), len(now)))
-		copy(v, b.vc)
+		v := make(Clock, max(len(*acc), len(now)))
+		copy(v, *acc)
 		for i, x := range now {
 			v[i] = max(v[i], x)
 		}
-		b.vc = v
+		*acc = v
 		c.tick(t)
-	case core.KindBarrierLeave:
-		if b := c.bars[e.Addr]; b != nil && b.gen == e.Words[0] {
-			c.joinInto(t, b.vc)
+	case core.OpLeave:
+		if vc, ok := c.bars.Leave(e.Addr, e.Generation()); ok {
+			c.joinInto(t, vc)
 		}
 	}
 }

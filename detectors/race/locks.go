@@ -106,15 +106,15 @@ func (l *Locks) Now(t int) *Held {
 // thread id out of range, are ignored. Acquiring a lock the thread holds,
 // or releasing one it does not, changes nothing.
 func (l *Locks) Observe(e *core.Event) {
-	t := int(e.Thread)
-	if !validThread(t) || (e.Kind != core.KindAcquire && e.Kind != core.KindRelease) {
+	t, op := int(e.Thread), e.Op()
+	if !validThread(t) || (op != core.OpAcquire && op != core.OpRelease) {
 		return
 	}
 	cur := l.Now(t)
 	_, holds := cur.section(e.Addr)
 	var secs []Section
 	switch {
-	case e.Kind == core.KindAcquire && !holds:
+	case op == core.OpAcquire && !holds:
 		l.nextCS++
 		secs = append(slices.Clone(cur.Sections), Section{Lock: e.Addr, ID: l.nextCS})
 		slices.SortFunc(secs, func(a, b Section) int {
@@ -123,7 +123,7 @@ func (l *Locks) Observe(e *core.Event) {
 			}
 			return 1
 		})
-	case e.Kind == core.KindRelease && holds:
+	case op == core.OpRelease && holds:
 		secs = slices.DeleteFunc(slices.Clone(cur.Sections), func(s Section) bool { return s.Lock == e.Addr })
 	default:
 		return

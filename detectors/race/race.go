@@ -27,6 +27,7 @@
 // shows as a race with the free. A Crash with an address is the access
 // that faulted: a ld reads, any other instruction writes; it is counted
 // only for an aligned word at or below the highest word accessed so far.
+// A Reader reads the stream this way for Race and for Atom.
 //
 // Findings: one per static PC pair per run (whichever order the two come
 // in), of kind "race", with PCs [earlier, later] of its first occurrence,
@@ -41,6 +42,7 @@
 package race
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -67,6 +69,20 @@ const (
 	clAtomic                  // atomic RMW that stored
 	clAtomicRead              // atomic RMW that did not store
 )
+
+// classOf returns the class of an access, atomic or plain, that wrote or
+// only read.
+func classOf(atomic, write bool) class {
+	switch {
+	case atomic && write:
+		return clAtomic
+	case atomic:
+		return clAtomicRead
+	case write:
+		return clWrite
+	}
+	return clRead
+}
 
 // conflict reports whether accesses of classes a and b conflict: at least
 // one writes and not both are atomic.
@@ -95,17 +111,13 @@ type cand struct {
 // Detector is the Race detector for one run. It is a core.Observer for the
 // kinds Kinds returns; it is not safe for concurrent use.
 type Detector struct {
-	prog   *isa.Program
-	opts   Options
-	clocks *Clocks
-	locks  *Locks
-	words  map[uint64][]entry
-	hi     uint64 // the highest word address accessed, +1 (0: none)
+	prog  *isa.Program
+	opts  Options
+	rd    *Reader
+	words map[uint64][]entry
 
-	cands    []cand
-	found    map[[2]int32]struct{}
-	raced    map[uint64]bool
-	findings []core.Finding
+	cands []cand
+	races core.RaceReport
 }
 
 // New returns a Race detector for runs of prog (nil: an empty program,
@@ -114,121 +126,47 @@ func New(prog *isa.Program, opts Options) *Detector {
 	if prog == nil {
 		prog = &isa.Program{}
 	}
-	return &Detector{
-		prog:   prog,
-		opts:   opts,
-		clocks: NewClocks(),
-		locks:  NewLocks(),
-		words:  map[uint64][]entry{},
-		found:  map[[2]int32]struct{}{},
-		raced:  map[uint64]bool{},
+	d := &Detector{
+		prog:  prog,
+		opts:  opts,
+		words: map[uint64][]entry{},
+		races: core.RaceReport{Detector: "race", FirstPerWord: opts.FirstRacePerVar, Unordered: true},
 	}
+	d.rd = NewReader(prog, d.access)
+	return d
 }
 
 // Name returns "race".
 func (d *Detector) Name() string { return "race" }
 
-// Kinds returns the event kinds the detector reads: the data accesses
-// (Read, Write, RMW, Free, Crash) and those of ClockKinds and LockKinds.
-func (d *Detector) Kinds() core.KindMask {
-	return core.MaskOf(core.KindRead, core.KindWrite, core.KindRMW, core.KindFree, core.KindCrash) |
-		ClockKinds() | LockKinds()
-}
+// Kinds returns the event kinds the detector reads: ReaderKinds.
+func (d *Detector) Kinds() core.KindMask { return ReaderKinds() }
 
 // Findings returns the races found so far, sorted with
 // core.CompareFindings.
-func (d *Detector) Findings() []core.Finding {
-	fs := slices.Clone(d.findings)
-	for i := range fs {
-		fs[i].PCs = slices.Clone(fs[i].PCs)
-	}
-	slices.SortFunc(fs, core.CompareFindings)
-	return fs
-}
+func (d *Detector) Findings() []core.Finding { return core.SortedFindings(d.races.Findings) }
 
 // Observe reads one event.
-func (d *Detector) Observe(e *core.Event) {
-	t := int(e.Thread)
-	if !validThread(t) {
-		return
-	}
-	switch e.Kind {
-	case core.KindRead:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(t, e.Addr, e.PC, clRead, false)
-		}
-	case core.KindWrite:
-		if e.Flags&core.FlagSync == 0 {
-			d.access(t, e.Addr, e.PC, clWrite, false)
-		}
-	case core.KindRMW:
-		if e.Flags&core.FlagSync == 0 {
-			k := clAtomicRead
-			if e.Words[1] != 0 {
-				k = clAtomic
-			}
-			d.access(t, e.Addr, e.PC, k, false)
-		}
-	case core.KindFree:
-		n := min(max(e.Value, 0), MaxFreeWords)
-		for i := int64(0); i < n; i++ {
-			d.access(t, e.Addr+uint64(i)*isa.WordBytes, e.PC, clWrite, false)
-		}
-	case core.KindCrash:
-		d.crash(t, e)
-	case core.KindAcquire, core.KindRelease:
-		d.locks.Observe(e)
-	default:
-		d.clocks.Observe(e)
-	}
-}
-
-// crash counts the access a faulting instruction attempted.
-func (d *Detector) crash(t int, e *core.Event) {
-	a, write, ok := CrashAccess(d.prog, e, d.hi)
-	if !ok {
-		return
-	}
-	k := clRead
-	if write {
-		k = clWrite
-	}
-	d.access(t, a, e.PC, k, true)
-}
-
-// CrashAccess decodes the access a Crash event's faulting instruction
-// attempted: its word and whether it writes (anything but a load); ok is
-// false when the event names no word in [isa.DataBase, hi) or no
-// instruction of prog.
-func CrashAccess(prog *isa.Program, e *core.Event, hi uint64) (addr uint64, write, ok bool) {
-	op, ok := prog.FaultOp(e.PC, e.Addr, hi)
-	if !ok {
-		return 0, false, false
-	}
-	return e.Addr, op != isa.OpLd, true
-}
+func (d *Detector) Observe(e *core.Event) { d.rd.Observe(e) }
 
 // access checks one data access against the word's remembered accesses
 // and remembers it.
-func (d *Detector) access(t int, a uint64, pc int32, k class, fault bool) {
-	if a < isa.DataBase || a%isa.WordBytes != 0 {
-		return
-	}
-	d.hi = max(d.hi, a+1)
-	now := d.clocks.Now(t)
-	held := d.locks.Now(t)
+func (d *Detector) access(in Access) {
+	t, a, pc, k := in.Thread, in.Addr, in.PC, classOf(in.Atomic, in.Write)
+	now := d.rd.Clocks.Now(t)
+	held := d.rd.Locks.Now(t)
 	es := d.words[a]
 	mine := -1
 	for i := range es {
-		x := &es[i]
-		if int(x.tid) == t {
-			if x.pc == pc && x.cls == k && x.held.Set == held.Set {
+		o := &es[i]
+		if int(o.tid) == t {
+			if o.pc == pc && o.cls == k && o.held.Set == held.Set {
 				mine = i
 			}
 			continue
 		}
-		if conflict(x.cls, k) && x.clk > now.Get(int(x.tid)) && !x.held.Common(held) {
-			d.cands = append(d.cands, cand{pc: x.pc, tid: x.tid, cls: x.cls})
+		if conflict(o.cls, k) && o.clk > now.Get(int(o.tid)) && !o.held.Common(held) {
+			d.cands = append(d.cands, cand{pc: o.pc, tid: o.tid, cls: o.cls})
 		}
 	}
 	if mine >= 0 {
@@ -237,46 +175,23 @@ func (d *Detector) access(t int, a uint64, pc int32, k class, fault bool) {
 		d.words[a] = append(es, entry{tid: int32(t), pc: pc, cls: k, held: held, clk: now.Get(t)})
 	}
 	if len(d.cands) > 0 {
-		d.report(a, t, pc, k, fault)
+		d.report(a, t, pc, k, in.Fault)
 	}
 }
 
-// report records the races of the current access with d.cands.
+// report records the races of the current access with d.cands, the
+// earliest PC (then thread, then class) first.
 func (d *Detector) report(a uint64, t int, pc int32, k class, fault bool) {
 	cs := d.cands
 	d.cands = cs[:0]
 	slices.SortFunc(cs, func(x, y cand) int {
-		if x.pc != y.pc {
-			return int(x.pc) - int(y.pc)
-		}
-		if x.tid != y.tid {
-			return int(x.tid) - int(y.tid)
-		}
-		return int(x.cls) - int(y.cls)
+		return cmp.Or(cmp.Compare(x.pc, y.pc), cmp.Compare(x.tid, y.tid), cmp.Compare(x.cls, y.cls))
 	})
-	if d.opts.FirstRacePerVar {
-		if d.raced[a] {
-			return
-		}
-		d.raced[a] = true
-		cs = cs[:1]
-	}
-	for _, c := range cs {
-		key := [2]int32{min(c.pc, pc), max(c.pc, pc)}
-		if _, ok := d.found[key]; ok {
-			continue
-		}
-		d.found[key] = struct{}{}
-		d.findings = append(d.findings, core.Finding{
-			Detector: "race",
-			Kind:     "race",
-			PCs:      []int32{c.pc, pc},
-			Addr:     a,
-			Score:    1,
-			Message: fmt.Sprintf("race on %s: %s by thread %d (pc %d) and %s by thread %d (pc %d): unordered by spawn/join/barrier/signal and no common lock",
-				d.prog.DescribeAddr(a), what(c.cls, false), c.tid, c.pc, what(k, fault), t, pc),
-		})
-	}
+	d.races.Add(a, pc, len(cs), func(i int) int32 { return cs[i].pc }, func(i int) string {
+		c := cs[i]
+		return fmt.Sprintf("race on %s: %s by thread %d (pc %d) and %s by thread %d (pc %d): unordered by spawn/join/barrier/signal and no common lock",
+			d.prog.DescribeAddr(a), what(c.cls, false), c.tid, c.pc, what(k, fault), t, pc)
+	})
 }
 
 // what names an access class for messages.

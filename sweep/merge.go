@@ -56,11 +56,16 @@ func Merge(dirs []string, out string, partial bool) (*Plan, MergeStatus, error) 
 			return nil, MergeStatus{}, fmt.Errorf("merge: %s holds a different sweep from %s (hash %s, not %s)", dir, dirs[0], h, plan.Hash)
 		}
 	}
+	for _, dir := range dirs {
+		if samePath(dir, out) {
+			return nil, MergeStatus{}, fmt.Errorf("merge: --out %s is one of the inputs (%s): a merge never rewrites its input; write it to a new directory", out, dir)
+		}
+	}
 	if h, err := dirHash(out); err != nil {
 		return nil, MergeStatus{}, fmt.Errorf("merge: --out: %w", err)
 	} else if h != "" && h != plan.Hash {
 		return nil, MergeStatus{}, fmt.Errorf("merge: --out %s holds a different sweep (hash %s, not %s)", out, h, plan.Hash)
-	} else if h == plan.Hash && !containsPath(dirs, out) {
+	} else if h == plan.Hash {
 		inputs = append(inputs, out)
 	}
 
@@ -121,12 +126,13 @@ func Merge(dirs []string, out string, partial bool) (*Plan, MergeStatus, error) 
 	return plan, st, nil
 }
 
-// containsPath reports whether dirs names the directory dir.
-func containsPath(dirs []string, dir string) bool {
-	for _, d := range dirs {
-		if filepath.Clean(d) == filepath.Clean(dir) {
-			return true
-		}
+// samePath reports whether a and b name the same directory: the same path
+// once cleaned, or the same file (another spelling, a link).
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
 	}
-	return false
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }

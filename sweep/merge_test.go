@@ -48,12 +48,25 @@ func TestSweepShardMerge(t *testing.T) {
 	if got := readRuns(t, out); !bytes.Equal(got, whole) {
 		t.Error("shard 0/2 + shard 1/2 merged differs from the unsharded run")
 	}
-	// Merging again, with an input repeated and out among the inputs, changes nothing.
-	if _, _, err := sweep.Merge([]string{shards[0], shards[1], shards[0], out}, out, false); err != nil {
+	// Merging again, with an input repeated, into the merged directory
+	// (whose runs join the union) changes nothing.
+	if _, _, err := sweep.Merge([]string{shards[0], shards[1], shards[0]}, out, false); err != nil {
 		t.Fatal(err)
 	}
 	if got := readRuns(t, out); !bytes.Equal(got, whole) {
 		t.Error("re-merge changed runs.jsonl")
+	}
+	// A merge into one of its inputs, however spelled, is refused and
+	// leaves it as it was.
+	before := readRuns(t, shards[0])
+	for _, o := range []string{shards[0], shards[0] + "/", filepath.Join(shards[0], "..", filepath.Base(shards[0]))} {
+		_, _, err := sweep.Merge([]string{shards[0], shards[1]}, o, false)
+		if err == nil || !strings.Contains(err.Error(), "is one of the inputs") {
+			t.Errorf("merge into input %s: %v", o, err)
+		}
+	}
+	if got := readRuns(t, shards[0]); !bytes.Equal(got, before) {
+		t.Error("a refused merge changed its input")
 	}
 
 	for _, bad := range []struct{ shard, shards int }{{2, 2}, {-1, 2}, {0, -1}} {

@@ -50,9 +50,11 @@ func TestSweepDirLocked(t *testing.T) {
 	release()
 	mustWeft(t, "sweep", file, "--out", dir, "--quiet")
 
+	other := filepath.Join(t.TempDir(), "other")
+	mustWeft(t, "sweep", file, "--out", other, "--quiet")
 	release = holdLock(t, dir)
 	defer release()
-	_, stderr, code = weft(t, "merge", dir, "--out", dir)
+	_, stderr, code = weft(t, "merge", other, "--out", dir)
 	if code != 1 || !strings.Contains(stderr, "weft: merge: "+dir+busy) {
 		t.Errorf("merge into a locked directory: exit %d, %s", code, stderr)
 	}

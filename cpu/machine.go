@@ -1,8 +1,12 @@
 // Package cpu models the processor side of the machine: in-order blocking
-// cores that run one thread each, the synchronisation instructions as real
-// memory operations, outcomes, the per-core cycle breakdown, whole-machine
-// snapshots, and the schedule-control hook that testers use to force
-// interleavings.
+// cores that run one thread each (with the direct path of accesses that
+// hit), the synchronisation instructions as real memory operations, the
+// per-core cycle breakdown and statistics groups with the run summary
+// they add up to, the extension platform hardware mechanisms attach to
+// (BB-HW and PSet live in cpu/bugaboo and cpu/pset), whole-machine
+// snapshots for checkpoints and rollback, and the schedule-control hook
+// that testers use to force interleavings. A run's outcome is a
+// core.Outcome.
 package cpu
 
 import (

@@ -1,6 +1,11 @@
-// Package sim wires a machine from a config, runs one program on it, and
-// runs batches of seeds in parallel. A run is a pure function of
-// (config, program, seed).
+// Package sim wires a machine from a config (the specs, the hardware
+// extensions the config turns on), runs one program on it (Run) and
+// builds the run record (Result, its statistics from the machine's run
+// summary, its JSON), runs batches of seeds and job lists on the one
+// worker pool (Stream, StreamBatch, RunJobs) with results in index order,
+// and runs the probes of the detectors that re-run a program under
+// schedule control (Runner). A run is a pure function of (config,
+// program, seed).
 package sim
 
 import (

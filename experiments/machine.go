@@ -23,16 +23,16 @@ func machineMetrics() []metric {
 		return func(r sim.Result) float64 {
 			var v float64
 			for _, n := range names {
-				v += stat(r, n+"_per_10k")
+				v += Stat(r, n+"_per_10k")
 			}
 			return v
 		}
 	}
 	return []metric{
-		{"roi_cycles", "cycles (region of interest)", func(r sim.Result) float64 { return stat(r, "roi_cycles") }},
-		{"ipc", "IPC (all cores)", func(r sim.Result) float64 { return stat(r, "ipc") }},
-		{"l1_miss_rate", "L1 miss rate", func(r sim.Result) float64 { return stat(r, "l1_miss_rate") }},
-		{"bus_utilization", "bus utilisation", func(r sim.Result) float64 { return stat(r, "bus_utilization") }},
+		{"roi_cycles", "cycles (region of interest)", func(r sim.Result) float64 { return Stat(r, "roi_cycles") }},
+		{"ipc", "IPC (all cores)", func(r sim.Result) float64 { return Stat(r, "ipc") }},
+		{"l1_miss_rate", "L1 miss rate", func(r sim.Result) float64 { return Stat(r, "l1_miss_rate") }},
+		{"bus_utilization", "bus utilisation", func(r sim.Result) float64 { return Stat(r, "bus_utilization") }},
 		{"bus_txns_per_10k", "bus transactions per 10k memory ops", per10k("bus_busrd", "bus_busrdx", "bus_busupgr")},
 		{"coherence_misses_per_10k", "coherence misses per 10k memory ops", per10k("l1_coherence_misses")},
 	}
@@ -72,7 +72,7 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 		values = s.quickValues
 	}
 	names := profileNames(env.Quick)
-	seeds := env.seeds(s.seeds)
+	seeds := env.SeedsOr(s.seeds)
 	axis := configs.Axis{Key: s.key}
 	for _, v := range values {
 		axis.Values = append(axis.Values, v)
@@ -102,7 +102,7 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 			}
 		}
 	}
-	runs, err := runJobs(env, jobs)
+	runs, err := RunJobs(env, jobs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
@@ -179,11 +179,12 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 		Seeds:        fmt.Sprintf("%d..%d at every point", sw.Seed, sw.Seed+uint64(seeds)-1),
 		Command:      "weft reproduce " + s.name,
 		Summary:      fmt.Sprintf("%d profiles × %d values of %s × %d seeds", len(names), len(values), s.key, seeds),
-		Instructions: totalInstructions(runs),
+		Instructions: TotalInstructions(runs),
 	}, nil
 }
 
-func machineScaling() Experiment {
+// MachineScaling is `weft reproduce machine-scaling`.
+func MachineScaling() Experiment {
 	s := sweepStudy{
 		name: "machine-scaling", title: "Synthetic profiles across core counts",
 		key: "machine.cores", axisLabel: "cores",
@@ -205,7 +206,8 @@ core count, and their cycles stop falling early.`,
 	return Experiment{Name: s.name, Title: s.title, Run: s.run}
 }
 
-func machineCache() Experiment {
+// MachineCache is `weft reproduce machine-cache`.
+func MachineCache() Experiment {
 	s := sweepStudy{
 		name: "machine-cache", title: "Synthetic profiles across L1 sizes",
 		key: "cache.l1.size_bytes", axisLabel: "L1 size (bytes)",
@@ -220,8 +222,8 @@ the Bugaboo machine, so the knee of the miss-rate curves sits near 32–64 KB by
 	return Experiment{Name: s.name, Title: s.title, Run: s.run}
 }
 
-// programFor builds a named workload for a config's core count.
-func programFor(name string, cfg configs.Config) (*isa.Program, configs.Config, error) {
+// ProgramFor builds a named workload for a config's core count.
+func ProgramFor(name string, cfg configs.Config) (*isa.Program, configs.Config, error) {
 	prog, err := workloads.ProgramFor(name, cfg.Machine.Cores)
 	if err != nil {
 		return nil, cfg, err

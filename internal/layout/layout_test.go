@@ -29,7 +29,12 @@ var allowed = []struct {
 	{"sim", []string{"core", "isa", "configs", "coherence", "cpu", "cpu/...", "workloads"}},
 	{"analysis", []string{"core", "isa", "configs", "sim", "detectors", "detectors/..."}},
 	{"experiments", []string{"core", "isa", "configs", "workloads", "sim", "analysis", "detectors", "detectors/...", "results"}},
-	{"experiments/...", []string{"core", "isa", "configs", "workloads", "sim", "analysis", "detectors", "detectors/...", "results", "experiments", "experiments/..."}},
+	// One sub-package per paper, and suite (the default experiment), over
+	// the shared parent; suite takes the Bugaboo and PSet hardware columns
+	// from those papers' packages, and the registry imports them all.
+	{"experiments/all", []string{"experiments", "experiments/..."}},
+	{"experiments/suite", []string{"core", "isa", "configs", "workloads", "sim", "analysis", "detectors", "detectors/...", "results", "experiments", "experiments/bugaboo", "experiments/pset"}},
+	{"experiments/...", []string{"core", "isa", "configs", "workloads", "sim", "analysis", "detectors", "detectors/...", "results", "experiments"}},
 	{"cmd/weft", []string{"*"}},
 	{"internal/...", nil},
 }

@@ -94,49 +94,13 @@ func runBugaboo(env experiments.Env) (*experiments.Report, error) {
 	if err != nil {
 		return fail(err)
 	}
-	over := bbOverhead(ws)
-	notMeasured := experiments.Section{
-		Heading: "What the paper did not measure: BB-HW's cycle overhead and traps by table size",
-		Text: `The paper argues BB-HW's overhead from event rates and never runs the machine without it. weft runs the
-same seeds with BB-HW off and on; and it runs the profiles longer with tables of 4k, 16k and 64k entries
-to count traps, which the paper reports at 16k only.`,
-		Tables: []*results.Table{over, sweepT},
-		Plots: []experiments.Plot{{
-			Name:    "bbhw-overhead",
-			Caption: "BB-HW's simulated-cycle overhead per workload (median over seeds)",
-			Data:    over,
-			Draw: func(path string) error {
-				var cats []string
-				var vals []float64
-				med, _ := over.Floats("overhead % (median)")
-				for i, row := range over.Rows {
-					cats = append(cats, results.FormatCell(row[0]))
-					vals = append(vals, med[i])
-				}
-				return results.Bar("BB-HW overhead (simulated cycles, median over seeds)", "overhead %", cats, vals, path)
-			},
-		}},
-		Comment: bbNotMeasuredComment(over, sweep),
-	}
+	notMeasured := bbNotMeasuredSection(bbOverhead(ws), sweepT, sweep)
 	host, err := runBugabooHostCost(env, ws)
 	if err != nil {
 		return fail(err)
 	}
-	hostSec := experiments.Section{
-		Heading: "BB-SW cost (host measurement)",
-		Text: `Host time of a run with BB-SW (word, context 5) attached over the same run without it, BB-HW off, each
-workload's runs timed one at a time on one goroutine after a warm-up run.`,
-		Tables:  []*results.Table{bbHostTable(host)},
-		Comment: bbHostComment(host),
-	}
+	hostSec := bbHostSection(host)
 	sections := []experiments.Section{t2, t3, t4, f7, t5, notMeasured, hostSec}
-	var sum strings.Builder
-	fmt.Fprintf(&sum, "Bugaboo: 13 kernels × %d trials (%d+%d labeled, %d unlabeled runs) on bugaboo-micro09 with BB-HW on\n", p.trials, p.perKind, p.perKind, p.unlab)
-	for i, k := range ks {
-		s := d.scores[i]
-		fmt.Fprintf(&sum, "  %-14s w/o ctx %-4s w/ ctx %-4s  word lab %-18s hw lab %s\n", k.paper, s[bbWord(0)][0][0].detected(), s[bbWord(bbMaxContext)][0][0].detected(),
-			s[bbWord(bbMaxContext)][0][0].cell(), s[bbHW][0][0].cell())
-	}
 	seedsText := fmt.Sprintf("kernels: consecutive seeds from %d, %d trials each (%s); profiles: seeds %d..%d; trap sweep: seed %d; app-kernel overhead: seeds %d..%d",
 		base.Sim.Seed, p.trials, bbSeedRanges(ks), base.Sim.Seed, base.Sim.Seed+uint64(bbProfileSeeds(env))-1, base.Sim.Seed,
 		base.Sim.Seed, base.Sim.Seed+uint64(bbAppOverheadSeeds(env))-1)
@@ -159,10 +123,64 @@ is shown beside it).`,
 			{Name: "the trap sweep: bugaboo-micro09 with bugaboo.enabled = true, bugaboo.ct.organization = \"central\" and bugaboo.ct.entries = 4096, 16384 (shown) or 65536", Config: sweepConfig(base)}},
 		Seeds:   seedsText,
 		Command: "weft reproduce bugaboo",
-		Summary: sum.String(),
+		Summary: bbSummary(p, ks, d),
 		// Host timing runs are not counted: they repeat runs already made.
 		Instructions: instrs,
 	}, nil
+}
+
+// bbNotMeasuredSection is what the paper did not measure: BB-HW's cycle
+// overhead (over) and its traps by table size (sweepT, of the sweep's rows).
+func bbNotMeasuredSection(over, sweepT *results.Table, sweep []bbSweepRow) experiments.Section {
+	return experiments.Section{
+		Heading: "What the paper did not measure: BB-HW's cycle overhead and traps by table size",
+		Text: `The paper argues BB-HW's overhead from event rates and never runs the machine without it. weft runs the
+same seeds with BB-HW off and on; and it runs the profiles longer with tables of 4k, 16k and 64k entries
+to count traps, which the paper reports at 16k only.`,
+		Tables: []*results.Table{over, sweepT},
+		Plots: []experiments.Plot{{
+			Name:    "bbhw-overhead",
+			Caption: "BB-HW's simulated-cycle overhead per workload (median over seeds)",
+			Data:    over,
+			Draw: func(path string) error {
+				var cats []string
+				var vals []float64
+				med, _ := over.Floats("overhead % (median)")
+				for i, row := range over.Rows {
+					cats = append(cats, results.FormatCell(row[0]))
+					vals = append(vals, med[i])
+				}
+				return results.Bar("BB-HW overhead (simulated cycles, median over seeds)", "overhead %", cats, vals, path)
+			},
+		}},
+		Comment: bbNotMeasuredComment(over, sweep),
+	}
+}
+
+// bbHostSection is BB-SW's host cost, its rows measured by
+// runBugabooHostCost.
+func bbHostSection(host []bbHostRow) experiments.Section {
+	return experiments.Section{
+		Heading: "BB-SW cost (host measurement)",
+		Text: `Host time of a run with BB-SW (word, context 5) attached over the same run without it, BB-HW off, each
+workload's runs timed one at a time on one goroutine after a warm-up run.`,
+		Tables:  []*results.Table{bbHostTable(host)},
+		Comment: bbHostComment(host),
+	}
+}
+
+// bbSummary is the terminal's summary: the protocol p and, per kernel of
+// ks, whether BB-SW found it without and with context and the labeled
+// inspections of BB-SW word and BB-HW (d's scores).
+func bbSummary(p bbProtocol, ks []*bbKernel, d bbDetection) string {
+	var sum strings.Builder
+	fmt.Fprintf(&sum, "Bugaboo: 13 kernels × %d trials (%d+%d labeled, %d unlabeled runs) on bugaboo-micro09 with BB-HW on\n", p.trials, p.perKind, p.perKind, p.unlab)
+	for i, k := range ks {
+		s := d.scores[i]
+		fmt.Fprintf(&sum, "  %-14s w/o ctx %-4s w/ ctx %-4s  word lab %-18s hw lab %s\n", k.paper, s[bbWord(0)][0][0].detected(), s[bbWord(bbMaxContext)][0][0].detected(),
+			s[bbWord(bbMaxContext)][0][0].cell(), s[bbHW][0][0].cell())
+	}
+	return sum.String()
 }
 
 // bbSeedRanges says how many seeds each kernel's trials took.

@@ -273,40 +273,9 @@ func falconBoxOf(xs []float64) falconBox {
 // and the subjects' own runs at their own thread counts.
 func falconFigure3(env experiments.Env, base configs.Config, subs []*falconSubject) (experiments.Section, string, uint64, error) {
 	seeds := falconStudy1Seeds(env)
-	type point struct {
-		t    falconTemplate
-		p    int
-		prog *isa.Program
-		recs []*falconRecorder
-	}
-	var pts []*point
-	var jobs []sim.Job
-	for _, p := range falconThreads {
-		for _, t := range falconTemplates {
-			prog, err := falconTemplateProgram(t, p)
-			if err != nil {
-				return experiments.Section{}, "", 0, err
-			}
-			cfg := base
-			cfg.Machine.Cores = p
-			pt := &point{t: t, p: p, prog: prog, recs: make([]*falconRecorder, seeds)}
-			pts = append(pts, pt)
-			for s := range seeds {
-				slot := &pt.recs[s]
-				jobs = append(jobs, sim.Job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s),
-					Options: func() []sim.Option { return []sim.Option{falconRecord(slot)} }})
-			}
-		}
-	}
-	all, err := experiments.RunJobs(env, jobs)
+	pts, instrs, err := runStudy1(env, base, seeds)
 	if err != nil {
 		return experiments.Section{}, "", 0, err
-	}
-	for i, r := range all {
-		if r.Outcome != core.Pass {
-			pt := pts[i/seeds]
-			return experiments.Section{}, "", 0, fmt.Errorf("%s seed %d: %s (%s)", pt.prog.Name, r.Seed, r.Outcome, r.OutcomeMsg)
-		}
 	}
 	type agg = falconAgg
 	byP := map[int]*agg{}
@@ -339,9 +308,96 @@ func falconFigure3(env experiments.Env, base configs.Config, subs []*falconSubje
 	if err != nil {
 		return experiments.Section{}, "", 0, err
 	}
-	t := results.NewTable("figure3", fmt.Sprintf("Falcon Figure 3 (Study 1): the window each unserializable pattern needed, window 50, the %d templates × %d runs at each p, weft beside the numbers the paper quotes", len(falconTemplates), seeds),
+	t, boxes, medians, meds := figure3Table(paper, seeds, byP, own)
+	bt, lines := figure3Templates(byTP, medians)
+	flat := slices.Min(medians) == slices.Max(medians)
+	var q3s []float64
+	for _, p := range falconThreads {
+		q3s = append(q3s, falconBoxOf(byP[p].pat).q3)
+	}
+	ob := falconBoxOf(own.pat)
+	comment := fmt.Sprintf(`Per pattern, the pooled median span is %s over p = 4…64 (the paper: 3 at every p)%s, and the
+minimum is 3 throughout; Q3 is %s (the paper: at most 9, and 6 at p = 8). Per detection (a pattern
+counted every time a window reports it) the median is %s. The subjects at their own thread counts give
+median %v and Q3 %v per pattern (max %v). %s`,
+		spellFloats(medians), flatNote(flat), spellFloats(q3s), spellFloats(meds), ob.med, ob.q3, ob.max, falconStudy1Why(byTP, byP))
+	sum := fmt.Sprintf("Falcon Figure 3 (Study 1): median span per pattern %s for p = 4..64 (paper 3 at every p)\n", spellFloats(medians))
+	return experiments.Section{
+		Heading: "Figure 3: window size by thread count (Study 1)",
+		Text: fmt.Sprintf(`The kernels spawn fixed numbers of threads (2 to 6) and no kernel or profile varies a subject's
+thread count, so Study 1 runs p-thread variants of the subjects' access patterns, generated in Go from
+the templates below (main spawns p − 1 threads and runs the body itself, on a machine with p cores):
+%s. Each runs %d seeds at each p with a window of 50; every unserializable pattern's span is recorded and
+the spans are pooled over the templates, as the paper pooled its benchmarks.`, falconTemplateList(), seeds),
+		Tables: []*results.Table{t, bt},
+		Plots: []experiments.Plot{{Name: "figure3", Caption: "Window each unserializable pattern needed (per pattern, window 50), by thread count; the last box is the subjects at their own thread counts", Data: t,
+			Draw: func(path string) error {
+				return results.Box("Falcon Study 1: minimum window by thread count", "window slots", boxes, path)
+			}}, {Name: "figure3_templates", Caption: "Median window per pattern by thread count, for each template and pooled", Data: bt,
+			Draw: func(path string) error {
+				return results.Line("Falcon Study 1: median window by template", "threads p", "median window slots", lines, path)
+			}}},
+		Comment: comment,
+	}, sum, instrs, nil
+}
+
+// falconStudy1Point is one template at one thread count p, with the
+// Falcon recorders of its runs.
+type falconStudy1Point struct {
+	t    falconTemplate
+	p    int
+	prog *isa.Program
+	recs []*falconRecorder
+}
+
+// runStudy1 runs every template at every p on seeds seeds of base with a
+// Falcon recorder attached, and returns the points and the simulated
+// instructions. Every run must pass.
+func runStudy1(env experiments.Env, base configs.Config, seeds int) ([]*falconStudy1Point, uint64, error) {
+	var pts []*falconStudy1Point
+	var jobs []sim.Job
+	for _, p := range falconThreads {
+		for _, t := range falconTemplates {
+			prog, err := falconTemplateProgram(t, p)
+			if err != nil {
+				return nil, 0, err
+			}
+			cfg := base
+			cfg.Machine.Cores = p
+			pt := &falconStudy1Point{t: t, p: p, prog: prog, recs: make([]*falconRecorder, seeds)}
+			pts = append(pts, pt)
+			for s := range seeds {
+				slot := &pt.recs[s]
+				jobs = append(jobs, sim.Job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s),
+					Options: func() []sim.Option { return []sim.Option{falconRecord(slot)} }})
+			}
+		}
+	}
+	all, err := experiments.RunJobs(env, jobs)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i, r := range all {
+		if r.Outcome != core.Pass {
+			pt := pts[i/seeds]
+			return nil, 0, fmt.Errorf("%s seed %d: %s (%s)", pt.prog.Name, r.Seed, r.Outcome, r.OutcomeMsg)
+		}
+	}
+	var instrs uint64
+	for _, r := range all {
+		instrs += r.Instructions
+	}
+	return pts, instrs, nil
+}
+
+// figure3Table is Figure 3's table, seeds runs a template at each p: the
+// spans pooled at each p (byP) and over the subjects (own), beside the
+// paper; with the box plot's series and, at each p, the median span per
+// pattern (medians) and per detection (meds).
+func figure3Table(paper *results.Table, seeds int, byP map[int]*falconAgg, own *falconAgg) (t *results.Table, boxes []results.BoxSeries, medians, meds []float64) {
+	type agg = falconAgg
+	t = results.NewTable("figure3", fmt.Sprintf("Falcon Figure 3 (Study 1): the window each unserializable pattern needed, window 50, the %d templates × %d runs at each p, weft beside the numbers the paper quotes", len(falconTemplates), seeds),
 		"p", "reading", "n", "min", "Q1", "median", "Q3", "max", "min (paper)", "median (paper)", "Q3 (paper)", "max (paper)")
-	var boxes []results.BoxSeries
 	addRows := func(label string, a *agg, paperP string) {
 		for _, rd := range []struct {
 			name string
@@ -357,7 +413,6 @@ func falconFigure3(env experiments.Env, base configs.Config, subs []*falconSubje
 			t.AddRow(label, rd.name, b.n, b.min, b.q1, b.med, b.q3, b.max, pc("min"), pc("median"), pc("Q3 (75th pct)"), pc("max"))
 		}
 	}
-	var medians, meds []float64
 	for _, p := range falconThreads {
 		addRows(fmt.Sprint(p), byP[p], fmt.Sprint(p))
 		if len(byP[p].pat) > 0 {
@@ -371,7 +426,13 @@ func falconFigure3(env experiments.Env, base configs.Config, subs []*falconSubje
 		boxes = append(boxes, results.BoxSeries{Name: "subjects", Values: own.pat})
 	}
 	t.Notes = []string{`"per pattern": for every distinct unserializable pattern of a run, the smallest window that would have caught it (the paper's "minimum window size that would have captured it"); "per detection": the span of every unserializable detection (closing slot − anchor + 1), a pattern counted each time a window reports it. Quartiles are empirical (the smallest value with at least that share of the sample at or below it), as the box plot draws them. The paper's Figure 3 is not in its text; the paper columns are the numbers its text quotes.`}
+	return t, boxes, medians, meds
+}
 
+// figure3Templates is Study 1 by template (byTP: by "template/p"), and
+// the line plot's series of each template's median span per pattern, with
+// the pooled medians.
+func figure3Templates(byTP map[string]*falconAgg, medians []float64) (*results.Table, []results.LineSeries) {
 	bt := results.NewTable("figure3_templates", "Study 1 by template: median and Q3 of the per-pattern spans, and of the per-detection spans, at each p",
 		"template", "like", "p", "patterns", "median", "Q3", "max", "detections", "median (detections)", "Q3 (detections)", "max (detections)")
 	for _, tm := range falconTemplates {
@@ -394,39 +455,7 @@ func falconFigure3(env experiments.Env, base configs.Config, subs []*falconSubje
 		lines = append(lines, results.LineSeries{Name: tm.name, X: xs, Y: ys})
 	}
 	lines = append(lines, results.LineSeries{Name: "pooled", X: xs, Y: medians})
-	flat := slices.Min(medians) == slices.Max(medians)
-	var q3s []float64
-	for _, p := range falconThreads {
-		q3s = append(q3s, falconBoxOf(byP[p].pat).q3)
-	}
-	ob := falconBoxOf(own.pat)
-	comment := fmt.Sprintf(`Per pattern, the pooled median span is %s over p = 4…64 (the paper: 3 at every p)%s, and the
-minimum is 3 throughout; Q3 is %s (the paper: at most 9, and 6 at p = 8). Per detection (a pattern
-counted every time a window reports it) the median is %s. The subjects at their own thread counts give
-median %v and Q3 %v per pattern (max %v). %s`,
-		spellFloats(medians), flatNote(flat), spellFloats(q3s), spellFloats(meds), ob.med, ob.q3, ob.max, falconStudy1Why(byTP, byP))
-	sum := fmt.Sprintf("Falcon Figure 3 (Study 1): median span per pattern %s for p = 4..64 (paper 3 at every p)\n", spellFloats(medians))
-	var instrs uint64
-	for _, r := range all {
-		instrs += r.Instructions
-	}
-	return experiments.Section{
-		Heading: "Figure 3: window size by thread count (Study 1)",
-		Text: fmt.Sprintf(`The kernels spawn fixed numbers of threads (2 to 6) and no kernel or profile varies a subject's
-thread count, so Study 1 runs p-thread variants of the subjects' access patterns, generated in Go from
-the templates below (main spawns p − 1 threads and runs the body itself, on a machine with p cores):
-%s. Each runs %d seeds at each p with a window of 50; every unserializable pattern's span is recorded and
-the spans are pooled over the templates, as the paper pooled its benchmarks.`, falconTemplateList(), seeds),
-		Tables: []*results.Table{t, bt},
-		Plots: []experiments.Plot{{Name: "figure3", Caption: "Window each unserializable pattern needed (per pattern, window 50), by thread count; the last box is the subjects at their own thread counts", Data: t,
-			Draw: func(path string) error {
-				return results.Box("Falcon Study 1: minimum window by thread count", "window slots", boxes, path)
-			}}, {Name: "figure3_templates", Caption: "Median window per pattern by thread count, for each template and pooled", Data: bt,
-			Draw: func(path string) error {
-				return results.Line("Falcon Study 1: median window by template", "threads p", "median window slots", lines, path)
-			}}},
-		Comment: comment,
-	}, sum, instrs, nil
+	return bt, lines
 }
 
 // falconTemplateList spells the templates for the section's text.

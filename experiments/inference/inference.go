@@ -282,88 +282,18 @@ func runInference(env experiments.Env) (*experiments.Report, error) {
 		return fail(err)
 	}
 	n := env.SeedsOr(100)
-	ub := map[string]bool{}
-	for _, r := range infTable2Rows {
-		ub[r.kernel] = true
-	}
-	var ss []*infScenario
-	for _, e := range workloads.List() {
-		if !strings.HasPrefix(e.Name, "infer-") {
-			continue
-		}
-		prog, cfg, err := experiments.ProgramFor(e.Name, base)
-		if err != nil {
-			return fail(err)
-		}
-		g, errs := infErrors(prog)
-		ss = append(ss, &infScenario{name: e.Name, class: prog.Class, prog: prog, cfg: cfg, group: g, errors: errs, ub: ub[e.Name]})
-	}
-	if len(ss) == 0 {
-		return fail(fmt.Errorf("no infer-* scenarios"))
-	}
-
-	// the inference pipeline, one scenario per worker
-	workers := env.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(ss))
-	next := make(chan int)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = ss[i].infer()
-			}
-		}()
-	}
-	for i := range ss {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return fail(err)
-		}
-	}
-
-	// the hb baseline: seeds 1..n with the default jitter
-	var jobs []sim.Job
-	for _, s := range ss {
-		for i := range n {
-			jobs = append(jobs, sim.Job{Config: s.cfg, Program: s.prog, Seed: uint64(1 + i), Options: experiments.DetectorOptions(s.prog, "hb")})
-		}
-	}
-	all, err := experiments.RunJobs(env, jobs)
+	ss, err := infScenarios(base)
 	if err != nil {
 		return fail(err)
 	}
-	instrs := experiments.TotalInstructions(all)
-	for i, s := range ss {
-		s.hb1, s.hbN, s.hbLocsN, s.hbLocs1 = map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
-		for j, r := range all[i*n : (i+1)*n] {
-			var fs []*findingPCs
-			for _, f := range r.Findings {
-				if f.Detector != "hb" {
-					continue
-				}
-				fs = append(fs, &findingPCs{pcs: f.PCs})
-				s.hbLocsN[infLocKey(f.PCs)] = true
-				if j == 0 {
-					s.hbLocs1[infLocKey(f.PCs)] = true
-				}
-			}
-			if len(fs) > 0 {
-				s.hbAnyN++
-			}
-			s.bugErrors(fs, s.hbN)
-			if j == 0 {
-				s.bugErrors(fs, s.hb1)
-			}
-		}
+	if err := inferAll(ss, env.Workers); err != nil {
+		return fail(err)
+	}
+	instrs, err := hbBaseline(env, ss, n)
+	if err != nil {
+		return fail(err)
+	}
+	for _, s := range ss {
 		instrs += s.instrs
 	}
 
@@ -403,6 +333,102 @@ reports no deadlock.`, len(ss), n),
 		Summary:      strings.Join([]string{sum1, sum2, sumC}, "\n"),
 		Instructions: instrs,
 	}, nil
+}
+
+// infScenarios builds every infer-* scenario of the registry on base.
+func infScenarios(base configs.Config) ([]*infScenario, error) {
+	ub := map[string]bool{}
+	for _, r := range infTable2Rows {
+		ub[r.kernel] = true
+	}
+	var ss []*infScenario
+	for _, e := range workloads.List() {
+		if !strings.HasPrefix(e.Name, "infer-") {
+			continue
+		}
+		prog, cfg, err := experiments.ProgramFor(e.Name, base)
+		if err != nil {
+			return nil, err
+		}
+		g, errs := infErrors(prog)
+		ss = append(ss, &infScenario{name: e.Name, class: prog.Class, prog: prog, cfg: cfg, group: g, errors: errs, ub: ub[e.Name]})
+	}
+	if len(ss) == 0 {
+		return nil, fmt.Errorf("no infer-* scenarios")
+	}
+	return ss, nil
+}
+
+// inferAll runs the inference pipeline on every scenario, one scenario per
+// worker (workers: 0 for one per host CPU).
+func inferAll(ss []*infScenario, workers int) error {
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(ss))
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = ss[i].infer()
+			}
+		}()
+	}
+	for i := range ss {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hbBaseline runs the hb baseline, seeds 1..n with the default jitter, on
+// every scenario and scores it; it returns the runs' simulated
+// instructions.
+func hbBaseline(env experiments.Env, ss []*infScenario, n int) (uint64, error) {
+	var jobs []sim.Job
+	for _, s := range ss {
+		for i := range n {
+			jobs = append(jobs, sim.Job{Config: s.cfg, Program: s.prog, Seed: uint64(1 + i), Options: experiments.DetectorOptions(s.prog, "hb")})
+		}
+	}
+	all, err := experiments.RunJobs(env, jobs)
+	if err != nil {
+		return 0, err
+	}
+	instrs := experiments.TotalInstructions(all)
+	for i, s := range ss {
+		s.hb1, s.hbN, s.hbLocsN, s.hbLocs1 = map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+		for j, r := range all[i*n : (i+1)*n] {
+			var fs []*findingPCs
+			for _, f := range r.Findings {
+				if f.Detector != "hb" {
+					continue
+				}
+				fs = append(fs, &findingPCs{pcs: f.PCs})
+				s.hbLocsN[infLocKey(f.PCs)] = true
+				if j == 0 {
+					s.hbLocs1[infLocKey(f.PCs)] = true
+				}
+			}
+			if len(fs) > 0 {
+				s.hbAnyN++
+			}
+			s.bugErrors(fs, s.hbN)
+			if j == 0 {
+				s.bugErrors(fs, s.hb1)
+			}
+		}
+	}
+	return instrs, nil
 }
 
 func infYes(b bool) string {

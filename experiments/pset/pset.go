@@ -194,57 +194,15 @@ func psetTable1(ks []*psetKernel) (experiments.Section, []experiments.Section, [
 	agree, total := 0, 0
 	found := [3]int{}
 	for _, k := range ks {
-		bugs := k.prog.BugPCs()
-		tr := pset.NewTrainer(k.prog, pset.Options{})
-		al := avio.NewLearner()
-		var c psetCurve
-		for _, r := range k.train {
-			if r.Outcome != core.Pass {
-				continue
-			}
-			rec := recorderOf(r)
-			if rec == nil {
-				return experiments.Section{}, nil, nil, "", fmt.Errorf("%s seed %d: no PSet recorder", k.name, r.Seed)
-			}
-			c.pairs = append(c.pairs, tr.Add(rec))
-			before := al.Broken()
-			al.Train(analysis.Of("avio", r.Findings))
-			c.avio = append(c.avio, al.Broken()-before)
+		c, al, err := k.learn()
+		if err != nil {
+			return experiments.Section{}, nil, nil, "", err
 		}
 		curves = append(curves, c)
-		ps := tr.PSets()
-		k.psets = ps
-		failing := 0
-		hit := [3]bool{}
-		psetHits, falseStatic := 0, map[string]bool{}
-		for _, r := range k.held {
-			involves := func(fs []core.Finding) bool {
-				for i := range fs {
-					if fs[i].Involves(bugs) {
-						return true
-					}
-				}
-				return false
-			}
-			rec := recorderOf(r)
-			if rec == nil {
-				return experiments.Section{}, nil, nil, "", fmt.Errorf("%s seed %d: no PSet recorder", k.name, r.Seed)
-			}
-			pv := rec.Violations(ps)
-			hb := involves(analysis.Of("hb", r.Findings))
-			av := involves(al.Violations(analysis.Of("avio", r.Findings)))
-			p := involves(pv)
-			hit[0], hit[1], hit[2] = hit[0] || hb, hit[1] || av, hit[2] || p
-			if r.Outcome == core.Pass {
-				for _, f := range pv {
-					falseStatic[fmt.Sprint(f.PCs)] = true
-				}
-				continue
-			}
-			failing++
-			if p {
-				psetHits++
-			}
+		ps := k.psets
+		h, err := k.check(al)
+		if err != nil {
+			return experiments.Section{}, nil, nil, "", err
 		}
 		n := fmt.Sprint(k.row)
 		var prow []any
@@ -257,17 +215,17 @@ func psetTable1(ks []*psetKernel) (experiments.Section, []experiments.Section, [
 			return experiments.Section{}, nil, nil, "", fmt.Errorf("the paper's Table 1 has no row %d", k.row)
 		}
 		cells := []string{results.FormatCell(prow[col("DRD")]), results.FormatCell(prow[col("AVIO")]), results.FormatCell(prow[col("PSet")])}
-		for i := range hit {
+		for i := range h.hit {
 			total++
-			if cells[i] == yes(hit[i]) {
+			if cells[i] == yes(h.hit[i]) {
 				agree++
 			}
-			if hit[i] {
+			if h.hit[i] {
 				found[i]++
 			}
 		}
-		t.AddRow(n, results.FormatCell(prow[col("Program")]), k.name, failing, cells[0], yes(hit[0]), cells[1], yes(hit[1]), cells[2], yes(hit[2]),
-			fmt.Sprintf("%d of %d", psetHits, failing), len(falseStatic))
+		t.AddRow(n, results.FormatCell(prow[col("Program")]), k.name, h.failing, cells[0], yes(h.hit[0]), cells[1], yes(h.hit[1]), cells[2], yes(h.hit[2]),
+			fmt.Sprintf("%d of %d", h.psetHits, h.failing), len(h.falseStatic))
 
 		z, err := isa.EncodedSize(k.prog, ps)
 		if err != nil {
@@ -295,7 +253,88 @@ runs show only rarely may not be learned yet, and the monitor then flags it in h
 shows when the last new pair arrived).`,
 			found[0], found[1], found[2], agree, total),
 	}
+	sizes, err := psetSizeSections(hist, size)
+	if err != nil {
+		return experiments.Section{}, nil, nil, "", err
+	}
+	summary := fmt.Sprintf("PSet Table 1 (software): hb %d/17, avio %d/17, pset %d/17 (paper 12, 6, 15); %d of %d cells as the paper\n",
+		found[0], found[1], found[2], agree, total)
+	return sec, sizes, curves, summary, nil
+}
 
+// learn trains AVIO's invariants and the kernel's PSets (k.psets) on the
+// passing training runs, and returns what each run taught.
+func (k *psetKernel) learn() (psetCurve, *avio.Learner, error) {
+	tr := pset.NewTrainer(k.prog, pset.Options{})
+	al := avio.NewLearner()
+	var c psetCurve
+	for _, r := range k.train {
+		if r.Outcome != core.Pass {
+			continue
+		}
+		rec := recorderOf(r)
+		if rec == nil {
+			return c, nil, fmt.Errorf("%s seed %d: no PSet recorder", k.name, r.Seed)
+		}
+		c.pairs = append(c.pairs, tr.Add(rec))
+		before := al.Broken()
+		al.Train(analysis.Of("avio", r.Findings))
+		c.avio = append(c.avio, al.Broken()-before)
+	}
+	k.psets = tr.PSets()
+	return c, al, nil
+}
+
+// psetHeldOut is what hb, AVIO and PSet's monitor reported on a kernel's
+// held-out runs: whether each found the bug (hit: hb, avio, pset), the
+// failing runs and those the monitor flagged, and the distinct pairs it
+// flagged in passing runs (false violations).
+type psetHeldOut struct {
+	hit               [3]bool
+	failing, psetHits int
+	falseStatic       map[string]bool
+}
+
+// check checks the kernel's held-out runs against al's invariants and the
+// learned PSets.
+func (k *psetKernel) check(al *avio.Learner) (psetHeldOut, error) {
+	bugs := k.prog.BugPCs()
+	h := psetHeldOut{falseStatic: map[string]bool{}}
+	for _, r := range k.held {
+		involves := func(fs []core.Finding) bool {
+			for i := range fs {
+				if fs[i].Involves(bugs) {
+					return true
+				}
+			}
+			return false
+		}
+		rec := recorderOf(r)
+		if rec == nil {
+			return h, fmt.Errorf("%s seed %d: no PSet recorder", k.name, r.Seed)
+		}
+		pv := rec.Violations(k.psets)
+		hb := involves(analysis.Of("hb", r.Findings))
+		av := involves(al.Violations(analysis.Of("avio", r.Findings)))
+		p := involves(pv)
+		h.hit[0], h.hit[1], h.hit[2] = h.hit[0] || hb, h.hit[1] || av, h.hit[2] || p
+		if r.Outcome == core.Pass {
+			for _, f := range pv {
+				h.falseStatic[fmt.Sprint(f.PCs)] = true
+			}
+			continue
+		}
+		h.failing++
+		if p {
+			h.psetHits++
+		}
+	}
+	return h, nil
+}
+
+// psetSizeSections are Figure 9 (hist counts the tested memory
+// instructions by PSet size) and Table 4 (size, beside the paper's).
+func psetSizeSections(hist map[int]int, size *results.Table) ([]experiments.Section, error) {
 	// Figure 9 and Table 4.
 	maxS := 0
 	for s := range hist {
@@ -311,7 +350,7 @@ shows when the last new pair arrived).`,
 	}
 	paper4, err := results.Reference("pset/table4")
 	if err != nil {
-		return experiments.Section{}, nil, nil, "", err
+		return nil, err
 	}
 	sizes := []experiments.Section{{
 		Heading: "Figure 9: PSet sizes",
@@ -333,9 +372,7 @@ code is where they differ: a kernel is tens of instructions, nearly all of them 
 of one shared-memory bug, where an application is mostly code PSets never touch, so the kernels'
 shares are far above the paper's 0.3–10%.`,
 	}}
-	summary := fmt.Sprintf("PSet Table 1 (software): hb %d/17, avio %d/17, pset %d/17 (paper 12, 6, 15); %d of %d cells as the paper\n",
-		found[0], found[1], found[2], agree, total)
-	return sec, sizes, curves, summary, nil
+	return sizes, nil
 }
 
 // psetFigure9Comment comments the size histogram with its numbers.
@@ -417,12 +454,70 @@ func psetTable2(env experiments.Env, ks []*psetKernel, nTrain int) (experiments.
 	if err != nil {
 		return experiments.Section{}, "", 0, err
 	}
+	r, err := runTable2(env, ks, nTrain)
+	if err != nil {
+		return experiments.Section{}, "", 0, err
+	}
+	var instrs uint64
+	for _, res := range r.all {
+		instrs += res.Instructions
+	}
+	t := results.NewTable("table2", "PSet Table 2: failing runs with the PSet hardware logging only, stalling and rolling back, weft beside the paper",
+		"#", "kernel", "failing (log_only)", "failing (stall)", "stall avoids (weft)", "stall (paper)", "failing (rollback)", "rollback avoids (weft)", "rollback (paper)",
+		"failing (rollback, jitter only)", "failing (rollback, hold violator)", "stalls", "stall timeouts", "rollbacks",
+		"required window, median (weft)", "required window, max (weft)", "actual window, median (weft)", "actual window, max (weft)", "rollback window (paper)")
+	over := results.NewTable("overhead", "The PSet hardware's simulated cost, logging only, over the same seeds with it off (runs that passed both ways)",
+		"#", "kernel", "runs", "cycles off (median)", "cycles on (median)", "overhead %", "checks per 10k mem ops", "check cycles per 10k mem ops", "metadata bus bytes per 10k mem ops")
+	var tl table2Tally
+	for i, k := range ks {
+		if o, ok := r.overhead(over, i, k); ok {
+			tl.overs = append(tl.overs, o)
+		}
+		tl.add(t, paper, k, r.counts(i))
+	}
+	t.Notes = []string{fmt.Sprintf("%d held-out seeds per kernel and mode (the first of Table 1's), hang limit %d cycles; — where no run failed with the hardware logging only. \"stalls\" counts stall verdicts, re-stalls after a wake included. The paper's Table 2 lists rows 1–15 (PSet did not detect 16 and 17).", r.runs, Table2MaxCycles)}
+	sec := experiments.Section{
+		Heading: "Table 2: avoiding bugs by stalling and by rolling back",
+		Text: `The PSet hardware ([pset], word metadata lost on eviction, 4 reader slots, stall timeout 10^5 cycles)
+checks every held-out run against the PSets learned above: logging only, stalling a violating access
+until another thread touches its line, and rolling back to the last checkpoint (every 10^5
+instructions and after every output; at most 3 rollbacks to one checkpoint, each re-executing with a
+different jitter stream, then the violation is accepted and learned). A row is avoided when, of a
+kernel with failing runs while logging, no run fails in that mode.`,
+		Tables:  []*results.Table{t, over, psetStorage()},
+		Comment: tl.stallComment() + tl.rollbackComment(r),
+	}
+	return sec, fmt.Sprintf("PSet Table 2 (hardware): stalling avoids rows %s (paper 1, 5, 10, 11, 12, 14), %d of %d rows as the paper; rolling back avoids rows %s (paper 1–15)\n",
+		strings.Join(tl.avoided, ", "), tl.agree, tl.total, strings.Join(tl.rbAvoided, ", ")), instrs, nil
+}
+
+// table2Runs are Table 2's runs: runs held-out seeds of every kernel in
+// every mode, kernel by kernel; windows and required hold, by run, each
+// rollback's actual and required window (rollback mode only).
+type table2Runs struct {
+	ks                []*psetKernel
+	modes             []string
+	runs              int
+	all               []sim.Result
+	windows, required [][]float64
+}
+
+// runTable2 runs Table 2: every kernel's first held-out seeds (after its
+// nTrain training seeds) with the PSet hardware logging only, stalling,
+// off, and rolling back with the default perturbation (hold the
+// predecessor) and the two alternatives.
+func runTable2(env experiments.Env, ks []*psetKernel, nTrain int) (*table2Runs, error) {
 	// rollback uses the default perturbation (hold the predecessor); the
 	// other two columns the alternatives.
 	modes := []string{"log_only", "stall", "off", "rollback", "rollback/jitter", "rollback/delay_violator"}
 	runs := min(psetTable2Runs, 2*nTrain) // within Table 1's held-out seeds
-	windows := make([][]float64, len(ks)*len(modes)*runs)
-	required := make([][]float64, len(ks)*len(modes)*runs)
+	r := &table2Runs{
+		ks:       ks,
+		modes:    modes,
+		runs:     runs,
+		windows:  make([][]float64, len(ks)*len(modes)*runs),
+		required: make([][]float64, len(ks)*len(modes)*runs),
+	}
 	var jobs []sim.Job
 	for _, k := range ks {
 		for _, mode := range modes {
@@ -436,173 +531,219 @@ func psetTable2(env experiments.Env, ks []*psetKernel, nTrain int) (experiments.
 				}
 			}
 			cfg.Sim.MaxCycles = Table2MaxCycles
-			ps := k.psets
 			for s := 0; s < runs; s++ {
-				opts := func() []sim.Option { return []sim.Option{sim.WithPSets(ps), sim.WithStatGroups()} }
-				switch mode {
-				case "off":
-					opts = nil
-				case "rollback":
-					// Each rollback's actual window (the instructions it
-					// discarded: the Rollback event's value) and required
-					// window (the largest over the violating pairs that
-					// asked for it: instructions since the predecessor's
-					// access).
-					w, req := &windows[len(jobs)], &required[len(jobs)]
-					opts = func() []sim.Option {
-						var last int64 = -1
-						return []sim.Option{sim.WithPSets(ps), sim.WithStatGroups(),
-							sim.WithObserver(core.MaskOf(core.KindRollback, core.KindPSetViolation), core.ObserverFunc(func(e *core.Event) {
-								switch {
-								case e.Kind == core.KindRollback:
-									*w = append(*w, float64(e.Value))
-									if last >= 0 {
-										*req = append(*req, float64(last))
-									}
-									last = -1
-								case e.Words[3] == 1:
-									last = max(last, e.Value)
-								}
-							}))}
-					}
-				}
+				opts := table2Options(mode, k.psets, &r.windows[len(jobs)], &r.required[len(jobs)])
 				jobs = append(jobs, sim.Job{Config: cfg, Program: k.prog, Seed: cfg.Sim.Seed + uint64(nTrain+s), Options: opts})
 			}
 		}
 	}
 	all, err := experiments.RunJobs(env, jobs)
 	if err != nil {
-		return experiments.Section{}, "", 0, err
+		return nil, err
 	}
-	var instrs uint64
-	for _, r := range all {
-		instrs += r.Instructions
+	r.all = all
+	return r, nil
+}
+
+// table2Options are the options of a Table 2 run in mode checking ps.
+// In rollback mode the run also records each rollback's actual window
+// (the instructions it discarded: the Rollback event's value) in *w and
+// its required window (the largest over the violating pairs that asked
+// for it: instructions since the predecessor's access) in *req.
+func table2Options(mode string, ps isa.PSets, w, req *[]float64) func() []sim.Option {
+	switch mode {
+	case "off":
+		return nil
+	case "rollback":
+		return func() []sim.Option {
+			var last int64 = -1
+			return []sim.Option{sim.WithPSets(ps), sim.WithStatGroups(),
+				sim.WithObserver(core.MaskOf(core.KindRollback, core.KindPSetViolation), core.ObserverFunc(func(e *core.Event) {
+					switch {
+					case e.Kind == core.KindRollback:
+						*w = append(*w, float64(e.Value))
+						if last >= 0 {
+							*req = append(*req, float64(last))
+						}
+						last = -1
+					case e.Words[3] == 1:
+						last = max(last, e.Value)
+					}
+				}))}
+		}
 	}
+	return func() []sim.Option { return []sim.Option{sim.WithPSets(ps), sim.WithStatGroups()} }
+}
+
+// offset returns the index in all of kernel i's first run in mode m (an
+// index of modes).
+func (r *table2Runs) offset(i, m int) int { return (len(r.modes)*i + m) * r.runs }
+
+// overhead adds kernel i's row to over: the hardware logging only against
+// it off, on the seeds that passed both ways. It returns the overhead in
+// %, and false when no seed passed both ways.
+func (r *table2Runs) overhead(over *results.Table, i int, k *psetKernel) (float64, bool) {
+	base := r.offset(i, 0)
+	var offC, onC []float64
+	var checks, checkCyc, metaB, memOps float64
+	for s := 0; s < r.runs; s++ {
+		on, off := r.all[base+s], r.all[base+2*r.runs+s]
+		if on.Outcome != core.Pass || off.Outcome != core.Pass {
+			continue
+		}
+		offC, onC = append(offC, float64(off.Cycles)), append(onC, float64(on.Cycles))
+		g, _ := on.Groups.Get("ext.pset")
+		c, _ := g.Stats.Get("checks")
+		cc, _ := g.Stats.Get("check_cycles")
+		checks, checkCyc = checks+c, checkCyc+cc
+		metaB += experiments.Stat(on, "meta_bytes")
+		memOps += experiments.Stat(on, "mem_ops")
+	}
+	if !(len(onC) > 0 && memOps > 0) {
+		return 0, false
+	}
+	mOff, mOn := results.Summarize(offC).Median, results.Summarize(onC).Median
+	o := 100 * (mOn - mOff) / mOff
+	over.AddRow(k.row, k.name, len(onC), mOff, mOn, o, 1e4*checks/memOps, 1e4*checkCyc/memOps, 1e4*metaB/memOps)
+	return o, true
+}
+
+// table2Counts are one kernel's numbers in Table 2: its failing runs by
+// mode (log_only, stall, rollback and its two alternatives; off is not
+// counted), the stall mode's stalls and timeouts, the rollback mode's
+// rollbacks and their actual (win) and required (req) windows.
+type table2Counts struct {
+	fail                        [6]int
+	stalls, timeouts, rollbacks uint64
+	win, req                    []float64
+}
+
+// counts returns kernel i's numbers.
+func (r *table2Runs) counts(i int) table2Counts {
+	var c table2Counts
+	for _, m := range []int{0, 1, 3, 4, 5} {
+		o := r.offset(i, m)
+		for _, res := range r.all[o : o+r.runs] {
+			if res.Outcome != core.Pass {
+				c.fail[m]++
+			}
+			if m == 3 {
+				g, _ := res.Groups.Get("ext.pset")
+				rb, _ := g.Stats.Get("rollbacks")
+				c.rollbacks += uint64(rb)
+			}
+			if m == 1 {
+				g, _ := res.Groups.Get("ext.pset")
+				st, _ := g.Stats.Get("stalls")
+				to, _ := g.Stats.Get("stall_timeouts")
+				c.stalls += uint64(st)
+				c.timeouts += uint64(to)
+			}
+		}
+		if m == 3 {
+			for s := range r.runs {
+				c.win = append(c.win, r.windows[o+s]...)
+				c.req = append(c.req, r.required[o+s]...)
+			}
+		}
+	}
+	return c
+}
+
+// avoidedIn lists the rows mode m avoids: with failing runs while
+// logging only, and none in mode m.
+func (r *table2Runs) avoidedIn(m int) string {
+	var rows []string
+	for i, k := range r.ks {
+		f0, f := 0, 0
+		for s := 0; s < r.runs; s++ {
+			if r.all[r.offset(i, 0)+s].Outcome != core.Pass {
+				f0++
+			}
+			if r.all[r.offset(i, m)+s].Outcome != core.Pass {
+				f++
+			}
+		}
+		if f0 > 0 && f == 0 {
+			rows = append(rows, fmt.Sprint(k.row))
+		}
+	}
+	return strings.Join(rows, ", ")
+}
+
+// table2Tally sums Table 2 over the kernels for its comment and summary.
+type table2Tally struct {
+	// agree of total rows with failures are the paper's stall column.
+	agree, total int
+	// avoided and kept are the rows stalling avoids and, of rows 1–15,
+	// does not; rbAvoided those rolling back avoids.
+	avoided, kept, rbAvoided []string
+	// reqMedians is each row's median required window (rows with a
+	// rollback); overs is the overhead of each kernel with one.
+	reqMedians []table2Median
+	overs      []float64
+}
+
+// table2Median is a row's median required rollback window.
+type table2Median struct {
+	row int
+	med float64
+}
+
+// add adds kernel k's row to t, beside the paper's Table 2.
+func (tl *table2Tally) add(t, paper *results.Table, k *psetKernel, c table2Counts) {
 	col := func(name string) int {
 		i, _ := paper.Column(name)
 		return i
 	}
-	t := results.NewTable("table2", "PSet Table 2: failing runs with the PSet hardware logging only, stalling and rolling back, weft beside the paper",
-		"#", "kernel", "failing (log_only)", "failing (stall)", "stall avoids (weft)", "stall (paper)", "failing (rollback)", "rollback avoids (weft)", "rollback (paper)",
-		"failing (rollback, jitter only)", "failing (rollback, hold violator)", "stalls", "stall timeouts", "rollbacks",
-		"required window, median (weft)", "required window, max (weft)", "actual window, median (weft)", "actual window, max (weft)", "rollback window (paper)")
-	over := results.NewTable("overhead", "The PSet hardware's simulated cost, logging only, over the same seeds with it off (runs that passed both ways)",
-		"#", "kernel", "runs", "cycles off (median)", "cycles on (median)", "overhead %", "checks per 10k mem ops", "check cycles per 10k mem ops", "metadata bus bytes per 10k mem ops")
-	agree, total := 0, 0
-	var avoided, kept, rbAvoided []string
-	type rowMedian struct {
-		row int
-		med float64
+	ours := "—"
+	if c.fail[0] > 0 {
+		ours = "No"
+		if c.fail[1] == 0 {
+			ours = "Yes"
+			tl.avoided = append(tl.avoided, fmt.Sprint(k.row))
+		} else if k.row <= 15 {
+			tl.kept = append(tl.kept, fmt.Sprint(k.row))
+		}
 	}
-	var reqMedians []rowMedian
-	var overs []float64
-	for i, k := range ks {
-		var fail [6]int
-		var stalls, timeouts, rollbacks uint64
-		var win, req []float64
-		base := (len(modes) * i) * runs
-		var offC, onC []float64
-		var checks, checkCyc, metaB, memOps float64
-		for s := 0; s < runs; s++ {
-			on, off := all[base+s], all[base+2*runs+s]
-			if on.Outcome != core.Pass || off.Outcome != core.Pass {
-				continue
-			}
-			offC, onC = append(offC, float64(off.Cycles)), append(onC, float64(on.Cycles))
-			g, _ := on.Groups.Get("ext.pset")
-			c, _ := g.Stats.Get("checks")
-			cc, _ := g.Stats.Get("check_cycles")
-			checks, checkCyc = checks+c, checkCyc+cc
-			metaB += experiments.Stat(on, "meta_bytes")
-			memOps += experiments.Stat(on, "mem_ops")
+	oursRB := "—"
+	if c.fail[0] > 0 {
+		oursRB = "No"
+		if c.fail[3] == 0 {
+			oursRB = "Yes"
+			tl.rbAvoided = append(tl.rbAvoided, fmt.Sprint(k.row))
 		}
-		if len(onC) > 0 && memOps > 0 {
-			mOff, mOn := results.Summarize(offC).Median, results.Summarize(onC).Median
-			o := 100 * (mOn - mOff) / mOff
-			overs = append(overs, o)
-			over.AddRow(k.row, k.name, len(onC), mOff, mOn, o, 1e4*checks/memOps, 1e4*checkCyc/memOps, 1e4*metaB/memOps)
-		}
-		for _, m := range []int{0, 1, 3, 4, 5} {
-			o := (len(modes)*i + m) * runs
-			for _, r := range all[o : o+runs] {
-				if r.Outcome != core.Pass {
-					fail[m]++
-				}
-				if m == 3 {
-					g, _ := r.Groups.Get("ext.pset")
-					rb, _ := g.Stats.Get("rollbacks")
-					rollbacks += uint64(rb)
-				}
-				if m == 1 {
-					g, _ := r.Groups.Get("ext.pset")
-					st, _ := g.Stats.Get("stalls")
-					to, _ := g.Stats.Get("stall_timeouts")
-					stalls += uint64(st)
-					timeouts += uint64(to)
-				}
-			}
-			if m == 3 {
-				for s := range runs {
-					win = append(win, windows[o+s]...)
-					req = append(req, required[o+s]...)
-				}
-			}
-		}
-		ours := "—"
-		if fail[0] > 0 {
-			ours = "No"
-			if fail[1] == 0 {
-				ours = "Yes"
-				avoided = append(avoided, fmt.Sprint(k.row))
-			} else if k.row <= 15 {
-				kept = append(kept, fmt.Sprint(k.row))
-			}
-		}
-		oursRB := "—"
-		if fail[0] > 0 {
-			oursRB = "No"
-			if fail[3] == 0 {
-				oursRB = "Yes"
-				rbAvoided = append(rbAvoided, fmt.Sprint(k.row))
-			}
-		}
-		paperStall, paperRB, paperWin := "", "", ""
-		for _, row := range paper.Rows {
-			if results.FormatCell(row[col("bug")]) == fmt.Sprint(k.row) {
-				paperStall, paperRB = results.FormatCell(row[col("stall")]), results.FormatCell(row[col("rollback")])
-				paperWin = results.FormatCell(row[col("rollback_window_instrs")])
-			}
-		}
-		medMax := func(xs []float64) (any, any) {
-			if len(xs) == 0 {
-				return "", ""
-			}
-			return results.Summarize(xs).Median, slices.Max(xs)
-		}
-		winMed, winMax := medMax(win)
-		reqMed, reqMax := medMax(req)
-		if len(req) > 0 {
-			reqMedians = append(reqMedians, rowMedian{k.row, results.Summarize(req).Median})
-		}
-		if paperStall != "" && ours != "—" {
-			total++
-			if paperStall == ours {
-				agree++
-			}
-		}
-		t.AddRow(k.row, k.name, fail[0], fail[1], ours, paperStall, fail[3], oursRB, paperRB, fail[4], fail[5], stalls, timeouts, rollbacks, reqMed, reqMax, winMed, winMax, paperWin)
 	}
-	t.Notes = []string{fmt.Sprintf("%d held-out seeds per kernel and mode (the first of Table 1's), hang limit %d cycles; — where no run failed with the hardware logging only. \"stalls\" counts stall verdicts, re-stalls after a wake included. The paper's Table 2 lists rows 1–15 (PSet did not detect 16 and 17).", runs, Table2MaxCycles)}
-	sec := experiments.Section{
-		Heading: "Table 2: avoiding bugs by stalling and by rolling back",
-		Text: `The PSet hardware ([pset], word metadata lost on eviction, 4 reader slots, stall timeout 10^5 cycles)
-checks every held-out run against the PSets learned above: logging only, stalling a violating access
-until another thread touches its line, and rolling back to the last checkpoint (every 10^5
-instructions and after every output; at most 3 rollbacks to one checkpoint, each re-executing with a
-different jitter stream, then the violation is accepted and learned). A row is avoided when, of a
-kernel with failing runs while logging, no run fails in that mode.`,
-		Tables: []*results.Table{t, over, psetStorage()},
-		Comment: fmt.Sprintf(`%s
+	paperStall, paperRB, paperWin := "", "", ""
+	for _, row := range paper.Rows {
+		if results.FormatCell(row[col("bug")]) == fmt.Sprint(k.row) {
+			paperStall, paperRB = results.FormatCell(row[col("stall")]), results.FormatCell(row[col("rollback")])
+			paperWin = results.FormatCell(row[col("rollback_window_instrs")])
+		}
+	}
+	medMax := func(xs []float64) (any, any) {
+		if len(xs) == 0 {
+			return "", ""
+		}
+		return results.Summarize(xs).Median, slices.Max(xs)
+	}
+	winMed, winMax := medMax(c.win)
+	reqMed, reqMax := medMax(c.req)
+	if len(c.req) > 0 {
+		tl.reqMedians = append(tl.reqMedians, table2Median{k.row, results.Summarize(c.req).Median})
+	}
+	if paperStall != "" && ours != "—" {
+		tl.total++
+		if paperStall == ours {
+			tl.agree++
+		}
+	}
+	t.AddRow(k.row, k.name, c.fail[0], c.fail[1], ours, paperStall, c.fail[3], oursRB, paperRB, c.fail[4], c.fail[5], c.stalls, c.timeouts, c.rollbacks, reqMed, reqMax, winMed, winMax, paperWin)
+}
+
+// stallComment comments the stall column and the overhead.
+func (tl *table2Tally) stallComment() string {
+	return fmt.Sprintf(`%s
 
 Stalling avoids rows %s (the paper: 1, 5, 10, 11, 12 and 14) and not rows %s of 1–15; %d of %d rows
 with failures agree. Where row 1 fails (a use after free), its violating access faults before any
@@ -611,35 +752,19 @@ signal handler inside a short window, which the word metadata's bus time (about 
 32-byte bus) can close, in which case it has no failing run here. A stall cannot help when the
 stalled thread holds what the other needs (a deadlock) or when the PSet is null and no later access
 makes the check pass; the timeout then lets the access through.`,
-			psetOverheadComment(overs), strings.Join(avoided, ", "), strings.Join(kept, ", "), agree, total),
-	}
-	// The rows each alternative perturbation avoids, and the row with the
-	// largest median required window.
-	alt := func(m int) string {
-		var rows []string
-		for i, k := range ks {
-			o := (len(modes)*i + m) * runs
-			f0, f := 0, 0
-			for s := 0; s < runs; s++ {
-				if all[(len(modes)*i)*runs+s].Outcome != core.Pass {
-					f0++
-				}
-				if all[o+s].Outcome != core.Pass {
-					f++
-				}
-			}
-			if f0 > 0 && f == 0 {
-				rows = append(rows, fmt.Sprint(k.row))
-			}
-		}
-		return strings.Join(rows, ", ")
-	}
+		psetOverheadComment(tl.overs), strings.Join(tl.avoided, ", "), strings.Join(tl.kept, ", "), tl.agree, tl.total)
+}
+
+// rollbackComment comments the rollback columns: the rows each
+// perturbation avoids, and the row with the largest median required
+// window.
+func (tl *table2Tally) rollbackComment(r *table2Runs) string {
 	widest := "no rollback"
-	if len(reqMedians) > 0 {
-		w := slices.MaxFunc(reqMedians, func(a, b rowMedian) int { return cmp.Compare(a.med, b.med) })
+	if len(tl.reqMedians) > 0 {
+		w := slices.MaxFunc(tl.reqMedians, func(a, b table2Median) int { return cmp.Compare(a.med, b.med) })
 		widest = fmt.Sprintf("row %d (median %s instructions)", w.row, string(numfmt.Append(nil, w.med)))
 	}
-	sec.Comment += fmt.Sprintf(`
+	return fmt.Sprintf(`
 
 Rolling back avoids rows %s (the paper: all 15). weft's default perturbation holds the
 violation's predecessor at its access in the re-execution until another thread touches that line
@@ -657,9 +782,7 @@ hardware's). The widest is %s; the paper's largest is row 6's 4,760, the read lo
 the write. The actual window (instructions each rollback discarded, checkpoints every 10^5
 instructions and after every output) is at least the required one whenever a rollback could
 succeed; where it is shorter the checkpoint is after the predecessor and only a later checkpoint's
-violation can be avoided.`, strings.Join(rbAvoided, ", "), alt(4), alt(5), widest)
-	return sec, fmt.Sprintf("PSet Table 2 (hardware): stalling avoids rows %s (paper 1, 5, 10, 11, 12, 14), %d of %d rows as the paper; rolling back avoids rows %s (paper 1–15)\n",
-		strings.Join(avoided, ", "), agree, total, strings.Join(rbAvoided, ", ")), instrs, nil
+violation can be avoided.`, strings.Join(tl.rbAvoided, ", "), r.avoidedIn(4), r.avoidedIn(5), widest)
 }
 
 // psetOverheadComment comments the overhead table with its numbers.

@@ -31,6 +31,16 @@ func TestPSetReproduction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkPSetTable1(t, r)
+	sum := checkPSetTable4(t, r)
+	checkPSetTable2(t, r)
+	checkPSetTable3(t, r)
+	checkPSetSettings(t, r)
+	checkPSetFigure9(t, r, sum)
+}
+
+// checkPSetTable1 checks Table 1's detector columns against the paper's.
+func checkPSetTable1(t *testing.T, r *experiments.Report) {
 	t1 := tableNamed(t, r, "table1")
 	col := func(name string) int {
 		i, ok := t1.Column(name)
@@ -62,6 +72,11 @@ func TestPSetReproduction(t *testing.T) {
 	if found["hb (weft)"] != 12 || found["avio (weft)"] != 6 || found["pset (weft)"] != 15 {
 		t.Errorf("found %v; the paper: hb 12, avio 6, pset 15", found)
 	}
+}
+
+// checkPSetTable4 checks Table 4's bytes per pair and returns the tested
+// memory instructions over the kernels.
+func checkPSetTable4(t *testing.T, r *experiments.Report) float64 {
 	t4 := tableNamed(t, r, "table4")
 	tested, _ := t4.Floats("tested")
 	bpp, _ := t4.Floats("bytes per pair")
@@ -72,6 +87,12 @@ func TestPSetReproduction(t *testing.T) {
 			t.Errorf("row %d: %v bytes per pair", i+1, bpp[i])
 		}
 	}
+	return sum
+}
+
+// checkPSetTable2 checks Table 2's stall and rollback columns and the
+// rollbacks' windows.
+func checkPSetTable2(t *testing.T, r *experiments.Report) {
 	// Table 2's stall column: avoided exactly on rows 5, 10, 11, 12 and
 	// 14 (the paper also avoids row 1, a use after free the caches never
 	// see); row 2 does not fail with the hardware on (the report says why).
@@ -134,6 +155,10 @@ func TestPSetReproduction(t *testing.T) {
 	if widestRow != "6" {
 		t.Errorf("Table 2: the widest median required window is row %s's (%v instructions), want row 6's", widestRow, widest)
 	}
+}
+
+// checkPSetTable3 checks Table 3 and pset-bmove's training windows.
+func checkPSetTable3(t *testing.T, r *experiments.Report) {
 	// Table 3: every program of the paper's list has a row; total is
 	// stall + rollback + cannot resolve; the profiles have no false
 	// violation after 10 training seeds; pset-bmove's unseen seeds exceed
@@ -164,6 +189,11 @@ func TestPSetReproduction(t *testing.T) {
 	if slices.Max(cannot) == 0 || slices.Max(twice) != 0 || slices.Max(failing) != 0 {
 		t.Errorf("pset-bmove windows: cannot resolve %v, pairs unresolved twice %v, failing %v", cannot, twice, failing)
 	}
+}
+
+// checkPSetSettings checks the sensitivity, recovery, storage and
+// overhead tables.
+func checkPSetSettings(t *testing.T, r *experiments.Report) {
 	// Sensitivity: line granularity flags more false pairs than word
 	// granularity, at every reader-slot count.
 	sens := tableNamed(t, r, "sensitivity")
@@ -199,6 +229,11 @@ func TestPSetReproduction(t *testing.T) {
 			t.Errorf("overhead row %d: %v checks per 10k memory operations", i, c)
 		}
 	}
+}
+
+// checkPSetFigure9 checks that Figure 9 counts the sum tested memory
+// instructions of Table 4.
+func checkPSetFigure9(t *testing.T, r *experiments.Report, sum float64) {
 	hist, _ := tableNamed(t, r, "figure9").Floats("instructions")
 	h := 0.0
 	for _, x := range hist {

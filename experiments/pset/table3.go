@@ -187,24 +187,75 @@ func psetTable3(env experiments.Env, ks []*psetKernel, nTrain int) (experiments.
 	if err != nil {
 		return experiments.Section{}, 0, err
 	}
-	type prog struct {
-		paper, name string
-		prog        *isa.Program
-		cfg         configs.Config
-		psets       isa.PSets
-		from        uint64 // the first unseen seed
-	}
 	known := map[string]bool{}
 	for _, e := range workloads.List() {
 		known[e.Name] = true
 	}
-	var ps []*prog
+	ps, instrs, err := psetT3Programs(env, ks, nTrain, base, known)
+	if err != nil {
+		return experiments.Section{}, 0, err
+	}
+	var jobs []sim.Job
+	var counts [][]psetT3Count // each program's (the observers write them)
+	for _, p := range ps {
+		js, cs := psetT3Jobs(p.prog, p.cfg, p.psets, p.from, psetTable3Runs)
+		jobs, counts = append(jobs, js...), append(counts, cs)
+	}
+	all, err := experiments.RunJobs(env, jobs)
+	if err != nil {
+		return experiments.Section{}, 0, err
+	}
+	t := results.NewTable("table3", fmt.Sprintf("PSet Table 3: false violations on %d unseen seeds per program with the hardware stalling, then rolling back, weft beside the paper", psetTable3Runs),
+		"program (paper)", "workload", "resolved by stall", "resolved by rollback", "cannot resolve", "total", "distinct pairs", "rollbacks", "instructions", "violations per 10^9 instructions",
+		"re-executed % (actual)", "re-executed % (100k a rollback)", "online updates", "stall (paper)", "rollback (paper)", "cannot resolve (paper)", "total (paper)", "instructions (paper)")
+	var tl psetT3Tally
+	for pi, p := range ps {
+		instrs += tl.add(t, paper, p, all[pi*psetTable3Runs:(pi+1)*psetTable3Runs], counts[pi])
+	}
+	t.Notes = []string{fmt.Sprintf("Unseen seeds follow the training seeds (Table 1's %d for its kernels, %d for the others); weft's programs take no input beyond the seed, so an unseen seed is an unseen schedule (and timing jitter), not new data. A violation counts when it involves no @bug instruction (scoring reads the marks). Each false violation counts once, by how it ended, and work a rollback discarded does not count: resolved by stall (the re-check after its stall passed), resolved by rollback (the run went on past it to a new checkpoint), cannot resolve (accepted after the last rollback of its checkpoint, or with none to return to; its pairs then join the run's PSets: online updates). Rollbacks: every rollback a false violation caused (an unresolved one has max_rollbacks of them). Re-executed %%: the instructions those rollbacks discarded over those kept, and the paper's estimate, 10^5 instructions a rollback.", nTrain, psetTable3Train)}
+	sec := experiments.Section{
+		Heading: "Table 3: false violations on unseen seeds",
+		Text: `Each program's PSets (Table 1's for its kernels; learned from 10 seeds' passing runs for the
+profiles) are checked by the hardware in stall_then_rollback mode on seeds training never saw, and
+every violation that involves no @bug instruction is a false one: counted by how it was resolved.`,
+		Tables:  []*results.Table{t},
+		Comment: tl.comment(),
+	}
+	if known[psetBmove] {
+		wt, n, err := psetBmoveWindows(env, base)
+		if err != nil {
+			return experiments.Section{}, 0, err
+		}
+		instrs += n
+		sec.Tables = append(sec.Tables, wt)
+		sec.Comment += psetBmoveComment(wt)
+	}
+	return sec, instrs, nil
+}
+
+// psetT3Program is one program of Table 3 with its PSets.
+type psetT3Program struct {
+	paper, name string
+	prog        *isa.Program
+	cfg         configs.Config
+	psets       isa.PSets
+	from        uint64 // the first unseen seed
+}
+
+// psetT3Programs returns Table 3's programs that the registry knows (known
+// names its workloads): a Table 1 kernel of ks with the PSets Table 1
+// learned on its nTrain seeds, another program with PSets learned here on
+// base from psetTable3Train seeds' passing runs. It returns the
+// instructions of the training runs.
+func psetT3Programs(env experiments.Env, ks []*psetKernel, nTrain int, base configs.Config, known map[string]bool) ([]*psetT3Program, uint64, error) {
+	var ps []*psetT3Program
 	var train []sim.Job
+	var err error
 	for _, pn := range psetTable3Programs {
 		if !known[pn[1]] {
 			continue
 		}
-		p := &prog{paper: pn[0], name: pn[1]}
+		p := &psetT3Program{paper: pn[0], name: pn[1]}
 		for _, k := range ks {
 			if k.name == pn[1] {
 				p.prog, p.cfg, p.psets = k.prog, k.cfg, k.psets
@@ -213,7 +264,7 @@ func psetTable3(env experiments.Env, ks []*psetKernel, nTrain int) (experiments.
 		}
 		if p.prog == nil {
 			if p.prog, p.cfg, err = experiments.ProgramFor(pn[1], base); err != nil {
-				return experiments.Section{}, 0, err
+				return nil, 0, err
 			}
 			p.from = p.cfg.Sim.Seed + psetTable3Train
 			for s := range uint64(psetTable3Train) {
@@ -224,7 +275,7 @@ func psetTable3(env experiments.Env, ks []*psetKernel, nTrain int) (experiments.
 	}
 	trained, err := experiments.RunJobs(env, train)
 	if err != nil {
-		return experiments.Section{}, 0, err
+		return nil, 0, err
 	}
 	var instrs uint64
 	i := 0
@@ -242,97 +293,80 @@ func psetTable3(env experiments.Env, ks []*psetKernel, nTrain int) (experiments.
 		i += psetTable3Train
 		p.psets = tr.PSets()
 	}
-	var jobs []sim.Job
-	var counts [][]psetT3Count // each program's (the observers write them)
-	for _, p := range ps {
-		js, cs := psetT3Jobs(p.prog, p.cfg, p.psets, p.from, psetTable3Runs)
-		jobs, counts = append(jobs, js...), append(counts, cs)
-	}
-	all, err := experiments.RunJobs(env, jobs)
-	if err != nil {
-		return experiments.Section{}, 0, err
-	}
-	t := results.NewTable("table3", fmt.Sprintf("PSet Table 3: false violations on %d unseen seeds per program with the hardware stalling, then rolling back, weft beside the paper", psetTable3Runs),
-		"program (paper)", "workload", "resolved by stall", "resolved by rollback", "cannot resolve", "total", "distinct pairs", "rollbacks", "instructions", "violations per 10^9 instructions",
-		"re-executed % (actual)", "re-executed % (100k a rollback)", "online updates", "stall (paper)", "rollback (paper)", "cannot resolve (paper)", "total (paper)", "instructions (paper)")
+	return ps, instrs, nil
+}
+
+// psetT3Tally sums Table 3 over the programs for its comment: the
+// programs with violations that could not be resolved and those with
+// none, and the violations and instructions.
+type psetT3Tally struct {
+	cannotRows, cleanRows []string
+	totalV, totalI        float64
+}
+
+// add adds program p's row to t, beside the paper's: runs are its unseen
+// seeds' runs and counts their violations. It returns their instructions.
+func (tl *psetT3Tally) add(t, paper *results.Table, p *psetT3Program, runs []sim.Result, counts []psetT3Count) uint64 {
 	col := func(name string) int {
 		i, _ := paper.Column(name)
 		return i
 	}
-	var cannotRows, cleanRows []string
-	var totalV, totalI float64
-	for pi, p := range ps {
-		var st, rb, cn, rbs, updates int
-		var disc int64
-		var in uint64
-		pairs := map[[2]int32]bool{}
-		for s := range psetTable3Runs {
-			r, c := all[pi*psetTable3Runs+s], counts[pi][s]
-			instrs += r.Instructions
-			in += r.Instructions
-			st, rb, cn, rbs, disc = st+c.stall, rb+c.rollback, cn+c.cannot, rbs+c.rollbacks, disc+c.discarded
-			for k := range c.pairs {
-				pairs[k] = true
-			}
-			g, _ := r.Groups.Get("ext.pset")
-			u, _ := g.Stats.Get("pset_updates")
-			updates += int(u)
+	var st, rb, cn, rbs, updates int
+	var disc int64
+	var in uint64
+	pairs := map[[2]int32]bool{}
+	for s := range psetTable3Runs {
+		r, c := runs[s], counts[s]
+		in += r.Instructions
+		st, rb, cn, rbs, disc = st+c.stall, rb+c.rollback, cn+c.cannot, rbs+c.rollbacks, disc+c.discarded
+		for k := range c.pairs {
+			pairs[k] = true
 		}
-		total := st + rb + cn
-		totalV, totalI = totalV+float64(total), totalI+float64(in)
-		if cn > 0 {
-			cannotRows = append(cannotRows, p.name)
-		}
-		if total == 0 {
-			cleanRows = append(cleanRows, p.name)
-		}
-		row := []any{p.paper, p.name, st, rb, cn, total, len(pairs), rbs, in, 1e9 * float64(total) / float64(in),
-			100 * float64(disc) / float64(in), 100 * float64(rbs) * 1e5 / float64(in), updates}
-		found := false
-		for _, pr := range paper.Rows {
-			if results.FormatCell(pr[col("program")]) == p.paper {
-				row = append(row, pr[col("stall")], pr[col("rollback")], pr[col("cannot_resolve")], pr[col("total")], pr[col("inst_count")])
-				found = true
-			}
-		}
-		if !found {
-			row = append(row, "", "", "", "", "")
-		}
-		t.AddRow(row...)
+		g, _ := r.Groups.Get("ext.pset")
+		u, _ := g.Stats.Get("pset_updates")
+		updates += int(u)
 	}
-	t.Notes = []string{fmt.Sprintf("Unseen seeds follow the training seeds (Table 1's %d for its kernels, %d for the others); weft's programs take no input beyond the seed, so an unseen seed is an unseen schedule (and timing jitter), not new data. A violation counts when it involves no @bug instruction (scoring reads the marks). Each false violation counts once, by how it ended, and work a rollback discarded does not count: resolved by stall (the re-check after its stall passed), resolved by rollback (the run went on past it to a new checkpoint), cannot resolve (accepted after the last rollback of its checkpoint, or with none to return to; its pairs then join the run's PSets: online updates). Rollbacks: every rollback a false violation caused (an unresolved one has max_rollbacks of them). Re-executed %%: the instructions those rollbacks discarded over those kept, and the paper's estimate, 10^5 instructions a rollback.", nTrain, psetTable3Train)}
+	total := st + rb + cn
+	tl.totalV, tl.totalI = tl.totalV+float64(total), tl.totalI+float64(in)
+	if cn > 0 {
+		tl.cannotRows = append(tl.cannotRows, p.name)
+	}
+	if total == 0 {
+		tl.cleanRows = append(tl.cleanRows, p.name)
+	}
+	row := []any{p.paper, p.name, st, rb, cn, total, len(pairs), rbs, in, 1e9 * float64(total) / float64(in),
+		100 * float64(disc) / float64(in), 100 * float64(rbs) * 1e5 / float64(in), updates}
+	found := false
+	for _, pr := range paper.Rows {
+		if results.FormatCell(pr[col("program")]) == p.paper {
+			row = append(row, pr[col("stall")], pr[col("rollback")], pr[col("cannot_resolve")], pr[col("total")], pr[col("inst_count")])
+			found = true
+		}
+	}
+	if !found {
+		row = append(row, "", "", "", "", "")
+	}
+	t.AddRow(row...)
+	return in
+}
+
+// comment comments Table 3 with its numbers.
+func (tl *psetT3Tally) comment() string {
 	var perBillion float64
-	if totalI > 0 {
-		perBillion = 1e9 * totalV / totalI
+	if tl.totalI > 0 {
+		perBillion = 1e9 * tl.totalV / tl.totalI
 	}
 	cannot := "no program"
-	if len(cannotRows) > 0 {
-		cannot = strings.Join(cannotRows, ", ")
+	if len(tl.cannotRows) > 0 {
+		cannot = strings.Join(tl.cannotRows, ", ")
 	}
-	sec := experiments.Section{
-		Heading: "Table 3: false violations on unseen seeds",
-		Text: `Each program's PSets (Table 1's for its kernels; learned from 10 seeds' passing runs for the
-profiles) are checked by the hardware in stall_then_rollback mode on seeds training never saw, and
-every violation that involves no @bug instruction is a false one: counted by how it was resolved.`,
-		Tables: []*results.Table{t},
-		Comment: fmt.Sprintf(`weft: %.3g false violations per 10^9 instructions over the programs (the paper: 21 in
+	return fmt.Sprintf(`weft: %.3g false violations per 10^9 instructions over the programs (the paper: 21 in
 about 1.25e10, 1.7 per 10^9); none on %s. The profiles are regular: 10 training seeds teach
 every pair their unseen seeds show. The kernels' rates are orders of magnitude above the paper's
 because a kernel run is a few thousand instructions of almost nothing but shared accesses, built so
 that rare interleavings occur; the re-executed share uses the rollbacks' actual windows, beside the
 paper's estimate of 10^5 instructions a rollback. Cannot resolve (violations accepted after the
-last rollback of their checkpoint, their pairs then learned): %s.`, perBillion, strings.Join(cleanRows, ", "), cannot),
-	}
-	if known[psetBmove] {
-		wt, n, err := psetBmoveWindows(env, base)
-		if err != nil {
-			return experiments.Section{}, 0, err
-		}
-		instrs += n
-		sec.Tables = append(sec.Tables, wt)
-		sec.Comment += psetBmoveComment(wt)
-	}
-	return sec, instrs, nil
+last rollback of their checkpoint, their pairs then learned): %s.`, perBillion, strings.Join(tl.cleanRows, ", "), cannot)
 }
 
 // psetBmove is the unrolled copy over a fresh buffer (§4.6's bmove512).

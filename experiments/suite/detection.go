@@ -80,108 +80,180 @@ type psetHWRuns struct {
 
 // matrixSection builds the detector × bug matrix and the false-positive
 // table of the default experiment, with a heat map of each, and a summary.
-// bbsw holds BB-SW's collectors on each bug kernel's runs (nil for the
-// other entries): its columns are its labeled ranking over those runs.
-// ph holds the runs with the PSet hardware on: its pset-hw columns.
-func matrixSection(entries []workloads.Entry, progs []*isa.Program, runs, train [][]sim.Result, bbsw [][]*bugaboo.SW,
-	hwRuns [][]sim.Result, bbhw [][]*bugaboo.HW, ph psetHWRuns) (experiments.Section, string, error) {
+// d.bbsw holds BB-SW's collectors on each bug kernel's runs (nil for the
+// other entries): its columns are its labeled ranking over those runs;
+// d.bbhw holds BB-HW's, on the runs with it on. ph holds the runs with the
+// PSet hardware on: its pset-hw columns.
+func matrixSection(d *defaultRuns, ph psetHWRuns) (experiments.Section, string, error) {
 	seeds := 0
-	if len(runs) > 0 {
-		seeds = len(runs[0])
+	if len(d.runs) > 0 {
+		seeds = len(d.runs[0])
 	}
+	m := newMatrix(seeds)
+	for i, en := range d.entries {
+		if en.Kind != workloads.Kernel {
+			continue
+		}
+		det := detect(d.progs[i], d.runs[i], d.train[i])
+		m.dets[en.Name] = det
+		p := psetrepro.ScoreHW(d.progs[i], d.runs[i], ph.runs[i], ph.viols[i])
+		m.hwDets[en.Name] = p
+		m.pt.add(en, p, det[slices.Index(matrixDetectors, "pset")])
+		if en.Bug {
+			m.addBug(d, i, det, p, len(ph.runs[i]))
+			continue
+		}
+		m.addCorrect(en, det, p, len(d.runs[i]), len(ph.runs[i]))
+	}
+	psetT, cells, err := psetDetectorColumns(m.dets, m.hwDets)
+	if err != nil {
+		return experiments.Section{}, "", err
+	}
+	heatCols := append(slices.Clone(matrixDetectors), "pset-hw")
+	sec := experiments.Section{
+		Heading: "Detector × bug matrix",
+		Text:    matrixText(seeds, ph.cfg),
+		Tables:  []*results.Table{m.bugT, m.fpT, psetT},
+		Comment: m.pt.comment(m.found[slices.Index(matrixDetectors, "pset")], m.nBug, m.nOK, seeds),
+		Plots: []experiments.Plot{
+			{Name: "detection", Caption: "Share of runs in which each detector found the seeded bug", Data: m.bugT, Draw: func(path string) error {
+				return results.HeatMap("Detector × bug: share of runs with an @bug finding", m.bugRows, heatCols, m.bugVals, 0, 1, path)
+			}},
+			{Name: "false_positives", Caption: "Share of runs with any finding on the correct kernels", Data: m.fpT, Draw: func(path string) error {
+				return results.HeatMap("Findings on correct kernels: share of runs", m.fpRows, heatCols, m.fpVals, 0, 1, path)
+			}},
+		},
+	}
+	return sec, m.summary(cells), nil
+}
+
+// matrix accumulates the detector × bug matrix (bugT) and the
+// false-positive table (fpT) over the kernels, with their heat maps' rows
+// and values and the tallies the summary and the comment give.
+type matrix struct {
+	bugT, fpT       *results.Table
+	bugRows, fpRows []string
+	bugVals, fpVals [][]float64
+	// found and noisy count, per detector of matrixDetectors, the bug
+	// kernels it found and the correct kernels it reported anything on;
+	// nBug and nOK count the kernels.
+	found, noisy []int
+	nBug, nOK    int
+	// sw and hw tally BB-SW's and BB-HW's labeled ranking, pt the PSet
+	// hardware's columns.
+	sw, hw bugabooTally
+	pt     psetHWTally
+	// dets and hwDets are the detectors' and the PSet hardware's scores by
+	// kernel, for PSet Table 1's columns.
+	dets   map[string][]detection
+	hwDets map[string]psetrepro.HWScore
+}
+
+// newMatrix returns an empty matrix over seeds runs per kernel.
+func newMatrix(seeds int) *matrix {
 	cols := append([]string{"kernel", "class", "paper rows", "buggy runs"}, matrixDetectors...)
 	cols = append(cols, "pset-hw", "pset-hw buggy runs", "pset-hw avoids", "bbsw labeled", "bbsw inspections", "bbhw labeled", "bbhw inspections")
-	heatCols := append(slices.Clone(matrixDetectors), "pset-hw")
 	bugT := results.NewTable("detection", fmt.Sprintf("Detector × bug matrix: runs (of %d) in which a detector reported a finding that involves an @bug instruction", seeds), cols...)
 	bugT.Notes = []string{fmt.Sprintf("pset-hw: runs (of the same %d seeds, the PSet hardware on in %s mode) with a PSetViolation whose pair has an @bug instruction; pset-hw buggy runs: those runs that failed; pset-hw avoids: Yes when the kernel failed with the hardware off (buggy runs) and never with it on, No when it failed with it on, — when it never failed off.", seeds, psetrepro.DefaultMode)}
 	fpT := results.NewTable("false_positives", fmt.Sprintf("Findings on correct kernels: runs (of %d) with any finding, and distinct findings", seeds),
 		"kernel", "hb runs", "hb findings", "lockset runs", "lockset findings", "avio runs", "avio findings", "pset runs", "pset findings",
 		"pset-hw runs", "pset-hw violations", "pset-hw failing runs")
 	fpT.Notes = []string{"pset-hw: the same seeds with the PSet hardware on: runs with any PSetViolation, distinct violating pairs (false violations) and runs that failed."}
-	var bugRows, fpRows []string
-	var bugVals, fpVals [][]float64
-	found := make([]int, len(matrixDetectors))
-	noisy := make([]int, len(matrixDetectors))
-	nBug, nOK := 0, 0
-	var sw, hw bugabooTally
-	var pt psetHWTally
-	dets := map[string][]detection{}
-	hwDets := map[string]psetrepro.HWScore{}
-	for i, en := range entries {
-		if en.Kind != workloads.Kernel {
-			continue
-		}
-		d := detect(progs[i], runs[i], train[i])
-		dets[en.Name] = d
-		p := psetrepro.ScoreHW(progs[i], runs[i], ph.runs[i], ph.viols[i])
-		hwDets[en.Name] = p
-		pt.add(en, p, d[slices.Index(matrixDetectors, "pset")])
-		buggy := 0
-		for _, r := range runs[i] {
-			if r.Outcome != core.Pass {
-				buggy++
-			}
-		}
-		if en.Bug {
-			nBug++
-			row := []any{en.Name, en.Class, strings.Join(en.Rows, " "), buggy}
-			vals := make([]float64, len(d), len(d)+1)
-			for k, x := range d {
-				row = append(row, x.hits)
-				vals[k] = float64(x.hits) / float64(len(runs[i]))
-				if x.hits > 0 {
-					found[k]++
-				}
-			}
-			row = append(row, p.Hits, p.FailingOn, p.Avoids())
-			vals = append(vals, float64(p.Hits)/float64(len(ph.runs[i])))
-			var sws []*bugaboo.SW
-			if i < len(bbsw) {
-				sws = bbsw[i]
-			}
-			var hws []*bugaboo.HW
-			if i < len(bbhw) {
-				hws = bbhw[i]
-			}
-			row = append(row, sw.add(bbrepro.Labeled(progs[i], runs[i], bbrepro.SWGraphs(sws)))...)
-			row = append(row, hw.add(bbrepro.Labeled(progs[i], hwRuns[i], bbrepro.HWGraphs(hws)))...)
-			bugT.AddRow(row...)
-			bugRows = append(bugRows, en.Name)
-			bugVals = append(bugVals, vals)
-			continue
-		}
-		nOK++
-		row := []any{en.Name}
-		vals := make([]float64, len(d), len(d)+1)
-		for k, x := range d {
-			row = append(row, x.flagged, x.distinct)
-			vals[k] = float64(x.flagged) / float64(len(runs[i]))
-			if x.flagged > 0 {
-				noisy[k]++
-			}
-		}
-		row = append(row, p.Flagged, p.Distinct, p.FailingOn)
-		vals = append(vals, float64(p.Flagged)/float64(len(ph.runs[i])))
-		fpT.AddRow(row...)
-		fpRows = append(fpRows, en.Name)
-		fpVals = append(fpVals, vals)
+	return &matrix{
+		bugT:   bugT,
+		fpT:    fpT,
+		found:  make([]int, len(matrixDetectors)),
+		noisy:  make([]int, len(matrixDetectors)),
+		dets:   map[string][]detection{},
+		hwDets: map[string]psetrepro.HWScore{},
 	}
-	psetT, cells, err := psetDetectorColumns(dets, hwDets)
-	if err != nil {
-		return experiments.Section{}, "", err
+}
+
+// addBug adds bug kernel i of d: det is the detectors' scores on its
+// runs, p the PSet hardware's on its psetRuns runs with the hardware on.
+func (m *matrix) addBug(d *defaultRuns, i int, det []detection, p psetrepro.HWScore, psetRuns int) {
+	en, runs := d.entries[i], d.runs[i]
+	buggy := 0
+	for _, r := range runs {
+		if r.Outcome != core.Pass {
+			buggy++
+		}
 	}
+	m.nBug++
+	row := []any{en.Name, en.Class, strings.Join(en.Rows, " "), buggy}
+	vals := make([]float64, len(det), len(det)+1)
+	for k, x := range det {
+		row = append(row, x.hits)
+		vals[k] = float64(x.hits) / float64(len(runs))
+		if x.hits > 0 {
+			m.found[k]++
+		}
+	}
+	row = append(row, p.Hits, p.FailingOn, p.Avoids())
+	vals = append(vals, float64(p.Hits)/float64(psetRuns))
+	var sws []*bugaboo.SW
+	if i < len(d.bbsw) {
+		sws = d.bbsw[i]
+	}
+	var hws []*bugaboo.HW
+	if i < len(d.bbhw) {
+		hws = d.bbhw[i]
+	}
+	row = append(row, m.sw.add(bbrepro.Labeled(d.progs[i], runs, bbrepro.SWGraphs(sws)))...)
+	row = append(row, m.hw.add(bbrepro.Labeled(d.progs[i], d.hwRuns[i], bbrepro.HWGraphs(hws)))...)
+	m.bugT.AddRow(row...)
+	m.bugRows = append(m.bugRows, en.Name)
+	m.bugVals = append(m.bugVals, vals)
+}
+
+// addCorrect adds a correct kernel: det is the detectors' scores on its
+// runs runs, p the PSet hardware's on its psetRuns runs with the hardware
+// on.
+func (m *matrix) addCorrect(en workloads.Entry, det []detection, p psetrepro.HWScore, runs, psetRuns int) {
+	m.nOK++
+	row := []any{en.Name}
+	vals := make([]float64, len(det), len(det)+1)
+	for k, x := range det {
+		row = append(row, x.flagged, x.distinct)
+		vals[k] = float64(x.flagged) / float64(runs)
+		if x.flagged > 0 {
+			m.noisy[k]++
+		}
+	}
+	row = append(row, p.Flagged, p.Distinct, p.FailingOn)
+	vals = append(vals, float64(p.Flagged)/float64(psetRuns))
+	m.fpT.AddRow(row...)
+	m.fpRows = append(m.fpRows, en.Name)
+	m.fpVals = append(m.fpVals, vals)
+}
+
+// summary is the matrix's text for the terminal; cells are PSet Table 1's
+// detector columns.
+func (m *matrix) summary(cells psetCells) string {
 	var sum strings.Builder
 	fmt.Fprintf(&sum, "detectors (a finding that involves an @bug instruction counts; avio and pset trained on other seeds' passing runs):\n")
 	for k, name := range matrixDetectors {
-		fmt.Fprintf(&sum, "  %-8s found %2d of %d bug kernels; findings on %d of %d correct kernels\n", name, found[k], nBug, noisy[k], nOK)
+		fmt.Fprintf(&sum, "  %-8s found %2d of %d bug kernels; findings on %d of %d correct kernels\n", name, m.found[k], m.nBug, m.noisy[k], m.nOK)
 	}
 	fmt.Fprintf(&sum, "  pset-hw  found %2d of %d bug kernels; violations on %d of %d correct kernels (PSet hardware, %s, pset's PSets)\n",
-		pt.found, nBug, pt.noisy, nOK, psetrepro.DefaultMode)
+		m.pt.found, m.nBug, m.pt.noisy, m.nOK, psetrepro.DefaultMode)
 	fmt.Fprintf(&sum, "  pset-hw  avoids every failure of %d of %d bug kernels that failed with it off (failing runs %d off, %d on)\n",
-		pt.avoided, pt.failed, pt.off, pt.on)
-	sec := experiments.Section{
-		Heading: "Detector × bug matrix",
-		Text: fmt.Sprintf(`hb, lockset, AVIO and PSet's software monitor are attached to every run. A bug kernel counts as
+		m.pt.avoided, m.pt.failed, m.pt.off, m.pt.on)
+	fmt.Fprintf(&sum, "  bbsw     found %2d of %d bug kernels with failing and passing runs (labeled: failing against passing runs; median %.0f inspections)\n",
+		m.sw.found, m.sw.labeled, results.Summarize(m.sw.insp).Median)
+	fmt.Fprintf(&sum, "  bbhw     found %2d of %d bug kernels with failing and passing runs (BB-HW on, its drained graphs; median %.0f inspections)\n",
+		m.hw.found, m.hw.labeled, results.Summarize(m.hw.insp).Median)
+	if cells.total > 0 {
+		fmt.Fprintf(&sum, "  PSet Table 1's DRD, AVIO and PSet columns: %d of %d cells as the paper; pset-hw %d of %d rows as the paper's PSet, %d as pset\n",
+			cells.agree, cells.total, cells.hwAgree, cells.rows, cells.hwSW)
+	}
+	return sum.String()
+}
+
+// matrixText is the matrix section's prose: seeds runs per kernel, p the
+// PSet hardware's [pset] table.
+func matrixText(seeds int, p configs.PSet) string {
+	return fmt.Sprintf(`hb, lockset, AVIO and PSet's software monitor are attached to every run. A bug kernel counts as
 found by a detector in a run when one of the run's findings involves an
 instruction marked @bug; findings count in passing and failing runs alike.
 AVIO's per-run triples count only where they violate the invariants it
@@ -204,27 +276,7 @@ passing one. weft reproduce bugaboo runs the paper's full protocol.
 pset-hw is PSet's hardware (cpu/pset) on the same seeds, checking the
 PSets the pset column checks in software: %s. It counts a run when one of its
 PSetViolation events has an @bug instruction; "pset-hw avoids" compares
-the failing runs with the hardware off and on.`, seeds, seeds, psetHWText(ph.cfg)),
-		Tables:  []*results.Table{bugT, fpT, psetT},
-		Comment: pt.comment(found[slices.Index(matrixDetectors, "pset")], nBug, nOK, seeds),
-		Plots: []experiments.Plot{
-			{Name: "detection", Caption: "Share of runs in which each detector found the seeded bug", Data: bugT, Draw: func(path string) error {
-				return results.HeatMap("Detector × bug: share of runs with an @bug finding", bugRows, heatCols, bugVals, 0, 1, path)
-			}},
-			{Name: "false_positives", Caption: "Share of runs with any finding on the correct kernels", Data: fpT, Draw: func(path string) error {
-				return results.HeatMap("Findings on correct kernels: share of runs", fpRows, heatCols, fpVals, 0, 1, path)
-			}},
-		},
-	}
-	fmt.Fprintf(&sum, "  bbsw     found %2d of %d bug kernels with failing and passing runs (labeled: failing against passing runs; median %.0f inspections)\n",
-		sw.found, sw.labeled, results.Summarize(sw.insp).Median)
-	fmt.Fprintf(&sum, "  bbhw     found %2d of %d bug kernels with failing and passing runs (BB-HW on, its drained graphs; median %.0f inspections)\n",
-		hw.found, hw.labeled, results.Summarize(hw.insp).Median)
-	if cells.total > 0 {
-		fmt.Fprintf(&sum, "  PSet Table 1's DRD, AVIO and PSet columns: %d of %d cells as the paper; pset-hw %d of %d rows as the paper's PSet, %d as pset\n",
-			cells.agree, cells.total, cells.hwAgree, cells.rows, cells.hwSW)
-	}
-	return sec, sum.String(), nil
+the failing runs with the hardware off and on.`, seeds, seeds, psetHWText(p))
 }
 
 // psetCells counts the cells of the PSet Table 1 detector columns: agree

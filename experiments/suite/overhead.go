@@ -62,69 +62,9 @@ func overheadSection(entries []workloads.Entry, runs, hwRuns, psetRuns [][]sim.R
 		"cycles PSet", "PSet overhead %", "PSet check cycles %", "PSet stall cycles %", "PSet rollback cycles %", "PSet rollbacks")
 	t.Notes = []string{fmt.Sprintf("Means over the seeds. PSet: the hardware in %s mode with PSets learned from other seeds' passing runs (%d for a profile), on every seed of a kernel and the first %d of a profile (its overhead against the same seeds off); its cycles include the spans rollbacks discarded. Check, stall and rollback cycles are %% of those cycles; check and stall cycles are summed over the accesses (all cores), rollback cycles are the discarded spans. A bug kernel's overhead also reflects outcomes that changed, hangs included (a run with the PSet hardware hangs past %d times the workload's longest run without it, and at least %d cycles).",
 		psetrepro.DefaultMode, psetProfileTrainSeeds, psetProfileSeeds, psetrepro.HangFactor, psetrepro.Table2MaxCycles)}
-	var over, psetOver, psetCheck []float64
-	var names []string
-	worst, worstName := 0.0, ""
-	var pWorst psetCost
-	pWorstName := ""
-	var stalled, rolled []string
-	// The correct kernels' PSet overheads, and those that stalled or
-	// rolled back.
-	var okOver []float64
-	var okStalled, okRolled []string
+	var o overheads
 	for i, en := range entries {
-		var off, on, inserts, memOps, traps, drops float64
-		for j := range runs[i] {
-			off += float64(runs[i][j].Cycles)
-			on += float64(hwRuns[i][j].Cycles)
-			inserts += experiments.GroupStat(hwRuns[i][j], "ext.bugaboo", "ct_inserts")
-			traps += experiments.GroupStat(hwRuns[i][j], "ext.bugaboo", "traps")
-			drops += experiments.GroupStat(hwRuns[i][j], "ext.bugaboo", "ct_drops")
-			m, _ := hwRuns[i][j].Stats.Get("mem_ops")
-			memOps += m
-		}
-		n := float64(len(runs[i]))
-		pct := 100 * (on - off) / off
-		per10k := 0.0
-		if memOps > 0 {
-			per10k = inserts * 10000 / memOps
-		}
-		p := psetCostOf(runs[i], psetRuns[i])
-		t.AddRow(en.Name, en.Kind.String(), off/n, on/n, pct, per10k, traps, drops,
-			p.on/float64(len(psetRuns[i])), p.overhead(), p.pct(p.check), p.pct(p.stall), p.pct(p.rollback), p.rbs)
-		if en.Kind == workloads.Profile {
-			names = append(names, en.Name)
-			over = append(over, pct)
-			psetOver = append(psetOver, p.overhead())
-			psetCheck = append(psetCheck, p.pct(p.check))
-			if pWorstName == "" || p.overhead() > pWorst.overhead() {
-				pWorst, pWorstName = p, en.Name
-			}
-			if p.stall > 0 {
-				stalled = append(stalled, en.Name)
-			}
-			if p.rbs > 0 {
-				rolled = append(rolled, en.Name)
-			}
-		}
-		if en.Kind == workloads.Kernel && !en.Bug {
-			okOver = append(okOver, p.overhead())
-			if p.stall > 0 {
-				okStalled = append(okStalled, en.Name)
-			}
-			if p.rbs > 0 {
-				okRolled = append(okRolled, fmt.Sprintf("%s (%.0f%%)", en.Name, p.overhead()))
-			}
-		}
-		if pct > worst {
-			worst, worstName = pct, en.Name
-		}
-	}
-	median := func(xs []float64) float64 {
-		if len(xs) == 0 {
-			return 0
-		}
-		return results.Summarize(xs).Median
+		o.add(t, en, runs[i], hwRuns[i], psetRuns[i])
 	}
 	sec := experiments.Section{
 		Heading: "Hardware overhead: BB-HW and PSet",
@@ -150,24 +90,107 @@ none of it.`, psetrepro.DefaultMode, psetProfileSeeds, psetProfileTrainSeeds,
 		Tables: []*results.Table{t},
 		Plots: []experiments.Plot{{Name: "hw_overhead", Caption: "BB-HW's and the PSet hardware's simulated-cycle overhead, and the PSet checks' cycles (summed over the cores), on the synthetic profiles", Data: t,
 			Draw: func(path string) error {
-				return results.GroupedBar("Hardware overhead on the profiles (simulated cycles)", "% of cycles", names,
-					[]results.Series{{Name: "BB-HW overhead", Values: over}, {Name: "PSet overhead", Values: psetOver}, {Name: "PSet check cycles", Values: psetCheck}}, path)
+				return results.GroupedBar("Hardware overhead on the profiles (simulated cycles)", "% of cycles", o.names,
+					[]results.Series{{Name: "BB-HW overhead", Values: o.over}, {Name: "PSet overhead", Values: o.psetOver}, {Name: "PSet check cycles", Values: o.psetCheck}}, path)
 			}}},
+		Comment: o.comment(ps),
 	}
+	text := fmt.Sprintf("BB-HW overhead: median %.2f%% of simulated cycles on the profiles; largest %.2f%% (%s)\n", median(o.over), o.worst, o.worstName)
+	text += fmt.Sprintf("PSet hardware overhead (%s): median %.2f%% of simulated cycles on the profiles (checks %.2f%%); largest %.2f%% (%s)\n",
+		psetrepro.DefaultMode, median(o.psetOver), median(o.psetCheck), o.pWorst.overhead(), o.pWorstName)
+	return sec, text
+}
+
+// overheads accumulates the hardware-overhead table's rows and what the
+// plot, the comment and the summary say of them.
+type overheads struct {
+	// names, over, psetOver and psetCheck are the synthetic profiles and
+	// their BB-HW overhead, PSet overhead and PSet check cycles, in %.
+	names                     []string
+	over, psetOver, psetCheck []float64
+	// worst is the largest BB-HW overhead (of any workload), pWorst the
+	// PSet hardware's cost on the profile with the largest overhead.
+	worst      float64
+	worstName  string
+	pWorst     psetCost
+	pWorstName string
+	// stalled and rolled name the profiles where the PSet hardware
+	// stalled and rolled back.
+	stalled, rolled []string
+	// okOver is the correct kernels' PSet overheads, okStalled and
+	// okRolled those that stalled or rolled back.
+	okOver              []float64
+	okStalled, okRolled []string
+}
+
+// add adds a workload's row to t: runs with both off, hwRuns with BB-HW
+// on, psetRuns with the PSet hardware on (the first of the same seeds).
+func (o *overheads) add(t *results.Table, en workloads.Entry, runs, hwRuns, psetRuns []sim.Result) {
+	var off, on, inserts, memOps, traps, drops float64
+	for j := range runs {
+		off += float64(runs[j].Cycles)
+		on += float64(hwRuns[j].Cycles)
+		inserts += experiments.GroupStat(hwRuns[j], "ext.bugaboo", "ct_inserts")
+		traps += experiments.GroupStat(hwRuns[j], "ext.bugaboo", "traps")
+		drops += experiments.GroupStat(hwRuns[j], "ext.bugaboo", "ct_drops")
+		m, _ := hwRuns[j].Stats.Get("mem_ops")
+		memOps += m
+	}
+	n := float64(len(runs))
+	pct := 100 * (on - off) / off
+	per10k := 0.0
+	if memOps > 0 {
+		per10k = inserts * 10000 / memOps
+	}
+	p := psetCostOf(runs, psetRuns)
+	t.AddRow(en.Name, en.Kind.String(), off/n, on/n, pct, per10k, traps, drops,
+		p.on/float64(len(psetRuns)), p.overhead(), p.pct(p.check), p.pct(p.stall), p.pct(p.rollback), p.rbs)
+	if en.Kind == workloads.Profile {
+		o.names = append(o.names, en.Name)
+		o.over = append(o.over, pct)
+		o.psetOver = append(o.psetOver, p.overhead())
+		o.psetCheck = append(o.psetCheck, p.pct(p.check))
+		if o.pWorstName == "" || p.overhead() > o.pWorst.overhead() {
+			o.pWorst, o.pWorstName = p, en.Name
+		}
+		if p.stall > 0 {
+			o.stalled = append(o.stalled, en.Name)
+		}
+		if p.rbs > 0 {
+			o.rolled = append(o.rolled, en.Name)
+		}
+	}
+	if en.Kind == workloads.Kernel && !en.Bug {
+		o.okOver = append(o.okOver, p.overhead())
+		if p.stall > 0 {
+			o.okStalled = append(o.okStalled, en.Name)
+		}
+		if p.rbs > 0 {
+			o.okRolled = append(o.okRolled, fmt.Sprintf("%s (%.0f%%)", en.Name, p.overhead()))
+		}
+	}
+	if pct > o.worst {
+		o.worst, o.worstName = pct, en.Name
+	}
+}
+
+// comment comments the overheads with their numbers; ps is the PSet
+// hardware's [pset] table.
+func (o *overheads) comment(ps configs.PSet) string {
 	var b strings.Builder
-	if len(names) > 0 {
+	if len(o.names) > 0 {
 		fmt.Fprintf(&b, `On the %d profiles, the PSet hardware costs a median %.2f%% of simulated cycles (largest
 %.2f%%, %s), BB-HW a median %.2f%%. Its checks take a median %.2f%% of the run's cycles (summed
-over the cores' accesses: divided by the cores, the share of core time). `, len(names), median(psetOver), pWorst.overhead(), pWorstName, median(over), median(psetCheck))
-		if len(stalled)+len(rolled) == 0 {
+over the cores' accesses: divided by the cores, the share of core time). `, len(o.names), median(o.psetOver), o.pWorst.overhead(), o.pWorstName, median(o.over), median(o.psetCheck))
+		if len(o.stalled)+len(o.rolled) == 0 {
 			fmt.Fprintf(&b, "No profile stalled or rolled back: the PSets of %d training runs held every pair their test seeds showed, so ", psetProfileTrainSeeds)
 		} else {
 			fmt.Fprintf(&b, `Stalls happened on %d profiles (%s) and rollbacks on %d (%s), each for a pair the %d training
-runs did not show: a false violation on a correct program. Besides those, `, len(stalled), listOrNone(stalled), len(rolled), listOrNone(rolled), psetProfileTrainSeeds)
+runs did not show: a false violation on a correct program. Besides those, `, len(o.stalled), listOrNone(o.stalled), len(o.rolled), listOrNone(o.rolled), psetProfileTrainSeeds)
 		}
 		b.WriteString("the rest of the overhead is the metadata's bus time and the schedule it shifts.")
 	}
-	if len(okOver) > 0 {
+	if len(o.okOver) > 0 {
 		fmt.Fprintf(&b, `
 
 On the %d correct kernels (short runs, nearly all of them communication) the PSet hardware
@@ -175,13 +198,17 @@ costs a median %.1f%%. False violations stalled %d of them (%s). A stall that ti
 has waited %d cycles before its rollback re-executes the span, which dwarfs a kernel's run; %d
 rolled back (overhead): %s. On the bug kernels the cycles also change with the outcome (the
 table's note).`,
-			len(okOver), median(okOver), len(okStalled), listOrNone(okStalled), ps.Recovery.StallTimeoutCycles, len(okRolled), listOrNone(okRolled))
+			len(o.okOver), median(o.okOver), len(o.okStalled), listOrNone(o.okStalled), ps.Recovery.StallTimeoutCycles, len(o.okRolled), listOrNone(o.okRolled))
 	}
-	sec.Comment = b.String()
-	text := fmt.Sprintf("BB-HW overhead: median %.2f%% of simulated cycles on the profiles; largest %.2f%% (%s)\n", median(over), worst, worstName)
-	text += fmt.Sprintf("PSet hardware overhead (%s): median %.2f%% of simulated cycles on the profiles (checks %.2f%%); largest %.2f%% (%s)\n",
-		psetrepro.DefaultMode, median(psetOver), median(psetCheck), pWorst.overhead(), pWorstName)
-	return sec, text
+	return b.String()
+}
+
+// median returns the median of xs (0 for none).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return results.Summarize(xs).Median
 }
 
 // psetMetaBytes returns the PSet hardware's metadata per line of

@@ -68,8 +68,35 @@ func runDefault(env experiments.Env) (*experiments.Report, error) {
 		return nil, err
 	}
 	seeds := env.SeedsOr(20)
+	d, err := runDetectors(env, base, defaultEntries(env.Quick), seeds)
+	if err != nil {
+		return nil, err
+	}
+	ph, err := runPSetHW(env, base, d, seeds)
+	if err != nil {
+		return nil, err
+	}
+	t, summary, instrs, err := workloadsTable(d)
+	if err != nil {
+		return nil, err
+	}
+	text := summary
+	sec := workloadsSection(d, t)
+	matrix, matrixText, err := matrixSection(d, ph)
+	if err != nil {
+		return nil, fmt.Errorf("default experiment: %w", err)
+	}
+	text += "\n" + matrixText
+	overhead, overheadText := overheadSection(d.entries, d.runs, d.hwRuns, ph.runs, psetrepro.HWConfig(base, nil))
+	text += overheadText
+	return defaultReport(base, seeds, []experiments.Section{sec, matrix, overhead}, text, instrs), nil
+}
+
+// defaultEntries returns the registry's workloads, every eighth of them
+// when quick.
+func defaultEntries(quick bool) []workloads.Entry {
 	entries := workloads.List()
-	if env.Quick {
+	if quick {
 		var some []workloads.Entry
 		for i, e := range entries {
 			if i%8 == 0 {
@@ -78,123 +105,174 @@ func runDefault(env experiments.Env) (*experiments.Report, error) {
 		}
 		entries = some
 	}
-	// Every kernel runs seeds base.. with hb, lockset, avio and pset
-	// attached, then as many seeds after those with avio and pset's
-	// recorder, whose passing runs train AVIO's invariants and the PSets.
-	// The synthetic profiles (performance workloads, most of the
-	// simulated instructions) run bare, then a few seeds with pset's
-	// recorder for their PSets. Once the PSets are learned, every
-	// workload's seeds run again with the PSet hardware on.
-	var jobs []sim.Job
+	return entries
+}
+
+// defaultRuns are the default experiment's runs with the PSet hardware
+// off, by entry.
+type defaultRuns struct {
+	entries []workloads.Entry
+	cfgs    []configs.Config
+	progs   []*isa.Program
+	// runs are the detector runs (seeds base..), hwRuns the same seeds
+	// with BB-HW on, train the training runs (the seeds after them).
+	runs, hwRuns, train [][]sim.Result
 	// bbsw holds each bug kernel's BB-SW collectors, one per detector run.
-	bbsw := make([][]*bugaboo.SW, len(entries))
+	bbsw [][]*bugaboo.SW
 	// bbhw holds each bug kernel's BB-HW graph collectors, one per run
 	// with the hardware on.
-	bbhw := make([][]*bugaboo.HW, len(entries))
-	cfgs := make([]configs.Config, len(entries))
-	progs := make([]*isa.Program, len(entries))
+	bbhw [][]*bugaboo.HW
+}
+
+// runDetectors runs every entry over seeds with BB-HW on, then with the
+// detectors attached, then the training seeds.
+//
+// Every kernel runs seeds base.. with hb, lockset, avio and pset
+// attached, then as many seeds after those with avio and pset's
+// recorder, whose passing runs train AVIO's invariants and the PSets.
+// The synthetic profiles (performance workloads, most of the simulated
+// instructions) run bare, then a few seeds with pset's recorder for their
+// PSets. Once the PSets are learned, every workload's seeds run again
+// with the PSet hardware on (runPSetHW).
+func runDetectors(env experiments.Env, base configs.Config, entries []workloads.Entry, seeds int) (*defaultRuns, error) {
+	d := &defaultRuns{
+		entries: entries,
+		bbsw:    make([][]*bugaboo.SW, len(entries)),
+		bbhw:    make([][]*bugaboo.HW, len(entries)),
+		cfgs:    make([]configs.Config, len(entries)),
+		progs:   make([]*isa.Program, len(entries)),
+	}
+	var jobs []sim.Job
 	first := make([]int, len(entries)) // each entry's first job
 	for i, en := range entries {
 		prog, cfg, err := experiments.ProgramFor(en.Name, base)
 		if err != nil {
 			return nil, fmt.Errorf("default experiment: %w", err)
 		}
-		cfgs[i], progs[i] = cfg, prog
+		d.cfgs[i], d.progs[i] = cfg, prog
 		first[i] = len(jobs)
-		// The same seeds with BB-HW on, for its simulated-cycle overhead.
-		hw := cfg
-		hw.Bugaboo.Enabled = true
-		if en.Bug {
-			bbhw[i] = make([]*bugaboo.HW, seeds)
-		}
-		for s := 0; s < seeds; s++ {
-			opts := experiments.WithGroups
-			if en.Bug {
-				// BB-HW's drained graphs, for its column of the matrix.
-				opts = bbrepro.WithBBHW(prog, experiments.WithGroups, &bbhw[i][s])
-			}
-			jobs = append(jobs, sim.Job{Config: hw, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: opts})
-		}
-		n := 2 * seeds
-		if en.Kind == workloads.Profile {
-			n = seeds + min(psetProfileTrainSeeds, seeds)
-		}
-		for s := 0; s < n; s++ {
-			var opts func() []sim.Option
-			switch {
-			case en.Kind == workloads.Profile && s >= seeds:
-				// A few seeds whose passing runs teach the PSet hardware.
-				opts = experiments.DetectorOptions(prog, "pset")
-			case en.Kind == workloads.Profile:
-			case s < seeds:
-				opts = experiments.DetectorOptions(prog, matrixDetectors...)
-				if en.Bug {
-					if bbsw[i] == nil {
-						bbsw[i] = make([]*bugaboo.SW, seeds)
-					}
-					opts = bbrepro.WithBBSW(prog, opts, &bbsw[i][s])
-				}
-			default:
-				opts = experiments.DetectorOptions(prog, trainDetectors...)
-			}
-			jobs = append(jobs, sim.Job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: opts})
-		}
+		jobs = append(jobs, d.bbhwJobs(i, seeds)...)
+		jobs = append(jobs, d.detectorJobs(i, seeds)...)
 	}
 	all, err := experiments.RunJobs(env, jobs)
 	if err != nil {
 		return nil, fmt.Errorf("default experiment: %w", err)
 	}
-	runs := make([][]sim.Result, len(entries))
-	train := make([][]sim.Result, len(entries))
-	hwRuns := make([][]sim.Result, len(entries))
+	d.runs = make([][]sim.Result, len(entries))
+	d.train = make([][]sim.Result, len(entries))
+	d.hwRuns = make([][]sim.Result, len(entries))
 	for i, en := range entries {
 		o := first[i]
-		hwRuns[i] = all[o : o+seeds]
-		runs[i] = all[o+seeds : o+2*seeds]
+		d.hwRuns[i] = all[o : o+seeds]
+		d.runs[i] = all[o+seeds : o+2*seeds]
 		end := o + 3*seeds
 		if en.Kind == workloads.Profile {
 			end = o + 2*seeds + min(psetProfileTrainSeeds, seeds)
 		}
-		train[i] = all[o+2*seeds : end]
+		d.train[i] = all[o+2*seeds : end]
 	}
+	return d, nil
+}
 
-	// The same seeds again with the PSet hardware on, checking the PSets
-	// learned from the training seeds' passing runs (a kernel's are those
-	// its pset column checks in software).
+// bbhwJobs are entry i's seeds with BB-HW on, for its simulated-cycle
+// overhead (and on a bug kernel BB-HW's drained graphs, for its column of
+// the matrix).
+func (d *defaultRuns) bbhwJobs(i, seeds int) []sim.Job {
+	en, prog, cfg := d.entries[i], d.progs[i], d.cfgs[i]
+	hw := cfg
+	hw.Bugaboo.Enabled = true
+	if en.Bug {
+		d.bbhw[i] = make([]*bugaboo.HW, seeds)
+	}
+	var jobs []sim.Job
+	for s := 0; s < seeds; s++ {
+		opts := experiments.WithGroups
+		if en.Bug {
+			opts = bbrepro.WithBBHW(prog, experiments.WithGroups, &d.bbhw[i][s])
+		}
+		jobs = append(jobs, sim.Job{Config: hw, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: opts})
+	}
+	return jobs
+}
+
+// detectorJobs are entry i's seeds with the detectors attached (BB-SW too
+// on a bug kernel), then its training seeds; a synthetic profile's seeds
+// run bare, then a few seeds whose passing runs teach the PSet hardware.
+func (d *defaultRuns) detectorJobs(i, seeds int) []sim.Job {
+	en, prog, cfg := d.entries[i], d.progs[i], d.cfgs[i]
+	n := 2 * seeds
+	if en.Kind == workloads.Profile {
+		n = seeds + min(psetProfileTrainSeeds, seeds)
+	}
+	var jobs []sim.Job
+	for s := 0; s < n; s++ {
+		var opts func() []sim.Option
+		switch {
+		case en.Kind == workloads.Profile && s >= seeds:
+			// A few seeds whose passing runs teach the PSet hardware.
+			opts = experiments.DetectorOptions(prog, "pset")
+		case en.Kind == workloads.Profile:
+		case s < seeds:
+			opts = experiments.DetectorOptions(prog, matrixDetectors...)
+			if en.Bug {
+				if d.bbsw[i] == nil {
+					d.bbsw[i] = make([]*bugaboo.SW, seeds)
+				}
+				opts = bbrepro.WithBBSW(prog, opts, &d.bbsw[i][s])
+			}
+		default:
+			opts = experiments.DetectorOptions(prog, trainDetectors...)
+		}
+		jobs = append(jobs, sim.Job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: opts})
+	}
+	return jobs
+}
+
+// runPSetHW runs the same seeds again with the PSet hardware on, checking
+// the PSets learned from the training seeds' passing runs (a kernel's are
+// those its pset column checks in software); a synthetic profile runs its
+// first psetProfileSeeds.
+func runPSetHW(env experiments.Env, base configs.Config, d *defaultRuns, seeds int) (psetHWRuns, error) {
+	entries := d.entries
 	psets := make([]isa.PSets, len(entries))
 	psetViols := make([][]*psetrepro.Violations, len(entries))
 	var psetJobs []sim.Job
 	psetFirst := make([]int, len(entries)+1)
 	for i, en := range entries {
 		psetFirst[i] = len(psetJobs)
-		psets[i] = psetrepro.TrainPSets(progs[i], train[i])
+		psets[i] = psetrepro.TrainPSets(d.progs[i], d.train[i])
 		n := seeds
 		if en.Kind == workloads.Profile {
 			n = min(psetProfileSeeds, seeds)
 		}
 		psetViols[i] = make([]*psetrepro.Violations, n)
-		cfg := psetrepro.HWConfig(cfgs[i], runs[i])
+		cfg := psetrepro.HWConfig(d.cfgs[i], d.runs[i])
 		for s := 0; s < n; s++ {
-			psetJobs = append(psetJobs, psetrepro.HWJob(cfg, progs[i], psets[i], cfgs[i].Sim.Seed+uint64(s), &psetViols[i][s]))
+			psetJobs = append(psetJobs, psetrepro.HWJob(cfg, d.progs[i], psets[i], d.cfgs[i].Sim.Seed+uint64(s), &psetViols[i][s]))
 		}
 	}
 	psetFirst[len(entries)] = len(psetJobs)
 	allPSet, err := experiments.RunJobs(env, psetJobs)
 	if err != nil {
-		return nil, fmt.Errorf("default experiment: PSet hardware: %w", err)
+		return psetHWRuns{}, fmt.Errorf("default experiment: PSet hardware: %w", err)
 	}
 	psetRuns := make([][]sim.Result, len(entries))
 	for i := range entries {
 		psetRuns[i] = allPSet[psetFirst[i]:psetFirst[i+1]]
 	}
+	return psetHWRuns{cfg: psetrepro.HWConfig(base, nil).PSet, psets: psets, runs: psetRuns, viols: psetViols}, nil
+}
 
-	t := results.NewTable("workloads", "Every workload over the seeds", "workload", "kind", "class", "cores", "runs",
+// workloadsTable tabulates every workload's detector runs, for the report
+// and, as aligned text, for the terminal; instrs is the simulated
+// instructions of those runs.
+func workloadsTable(d *defaultRuns) (t *results.Table, text string, instrs uint64, err error) {
+	t = results.NewTable("workloads", "Every workload over the seeds", "workload", "kind", "class", "cores", "runs",
 		"mean cycles", "mean instructions", "buggy runs", "outcomes")
-	var text strings.Builder
-	tw := tabwriter.NewWriter(&text, 0, 0, 2, ' ', 0)
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "WORKLOAD\tCLASS\tCORES\tRUNS\tMEAN CYCLES\tMEAN INSTRS\tOUTCOMES")
-	var instrs uint64
-	for i, rs := range runs {
+	for i, rs := range d.runs {
 		var cyc, ins float64
 		buggy := 0
 		for _, r := range rs {
@@ -210,16 +288,39 @@ func runDefault(env experiments.Env) (*experiments.Report, error) {
 		for _, c := range sim.CountOutcomes(rs) {
 			outs = append(outs, fmt.Sprintf("%s %d", c.Outcome, c.Count))
 		}
-		en := entries[i]
-		t.AddRow(en.Name, en.Kind.String(), en.Class, cfgs[i].Machine.Cores, len(rs), cyc/n, ins/n, buggy, strings.Join(outs, ", "))
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", en.Name, en.Class, cfgs[i].Machine.Cores, len(rs),
+		en := d.entries[i]
+		t.AddRow(en.Name, en.Kind.String(), en.Class, d.cfgs[i].Machine.Cores, len(rs), cyc/n, ins/n, buggy, strings.Join(outs, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", en.Name, en.Class, d.cfgs[i].Machine.Cores, len(rs),
 			results.FormatReadable(cyc/n), results.FormatReadable(ins/n), strings.Join(outs, ", "))
 	}
 	if err := tw.Flush(); err != nil {
-		return nil, err
+		return nil, "", 0, err
 	}
+	return t, b.String(), instrs, nil
+}
 
-	groups, groupOf := workloadGroups(entries)
+// workloadsSection is the report's first section: the workloads table and
+// two plots by workload group, the outcomes and the cycle breakdown.
+func workloadsSection(d *defaultRuns, t *results.Table) experiments.Section {
+	groups, groupOf := workloadGroups(d.entries)
+	share, shareData := outcomeShares(d.runs, groups, groupOf)
+	breakdown, breakdownData := cycleBreakdown(d.runs, groups, groupOf)
+	return experiments.Section{
+		Tables: []*results.Table{t},
+		Plots: []experiments.Plot{
+			{Name: "outcomes", Caption: "Outcomes over seeds, by workload group", Data: shareData, Draw: func(path string) error {
+				return results.StackedBar("Outcomes over seeds", "share of runs", groups, share, path)
+			}},
+			{Name: "breakdown", Caption: "Where the cores' cycles went, by workload group (cores that never ran a thread left out)", Data: breakdownData, Draw: func(path string) error {
+				return results.StackedBar("Cycle breakdown (cores that ran a thread)", "share of core cycles", groups, breakdown, path)
+			}},
+		},
+	}
+}
+
+// outcomeShares returns, for each outcome, each group's share of runs
+// that ended in it, and the same as a table.
+func outcomeShares(runs [][]sim.Result, groups []string, groupOf []int) ([]results.Series, *results.Table) {
 	outcomes := core.OutcomeNames()
 	share := make([]results.Series, len(outcomes))
 	runsIn := make([]float64, len(groups))
@@ -237,6 +338,20 @@ func runDefault(env experiments.Env) (*experiments.Report, error) {
 			}
 		}
 	}
+	for g := range groups {
+		srow := []any{groups[g]}
+		for k := range outcomes {
+			srow = append(srow, share[k].Values[g])
+		}
+		shareData.AddRow(srow...)
+	}
+	return share, shareData
+}
+
+// cycleBreakdown returns, for each class of core cycles, each group's
+// share of the cycles of the cores that ran a thread, and the same as a
+// table.
+func cycleBreakdown(runs [][]sim.Result, groups []string, groupOf []int) ([]results.Series, *results.Table) {
 	buckets := []string{"busy", "mem_stall", "lock_wait", "barrier_wait", "cond_wait", "join_wait", "idle"}
 	breakdown := make([]results.Series, len(buckets))
 	for k, b := range buckets {
@@ -260,11 +375,6 @@ func runDefault(env experiments.Env) (*experiments.Report, error) {
 	breakdownData := results.NewTable("breakdown", "Share of core cycles per class, by workload group (cores that ran a thread)", append([]string{"group"}, buckets...)...)
 	breakdownData.Notes = append(breakdownData.Notes, "Cores that never ran a thread (idle throughout) are left out.")
 	for g := range groups {
-		srow := []any{groups[g]}
-		for k := range outcomes {
-			srow = append(srow, share[k].Values[g])
-		}
-		shareData.AddRow(srow...)
 		brow := []any{groups[g]}
 		for k := range breakdown {
 			if totals[g] > 0 {
@@ -274,25 +384,12 @@ func runDefault(env experiments.Env) (*experiments.Report, error) {
 		}
 		breakdownData.AddRow(brow...)
 	}
-	sec := experiments.Section{
-		Tables: []*results.Table{t},
-		Plots: []experiments.Plot{
-			{Name: "outcomes", Caption: "Outcomes over seeds, by workload group", Data: shareData, Draw: func(path string) error {
-				return results.StackedBar("Outcomes over seeds", "share of runs", groups, share, path)
-			}},
-			{Name: "breakdown", Caption: "Where the cores' cycles went, by workload group (cores that never ran a thread left out)", Data: breakdownData, Draw: func(path string) error {
-				return results.StackedBar("Cycle breakdown (cores that ran a thread)", "share of core cycles", groups, breakdown, path)
-			}},
-		},
-	}
-	matrix, matrixText, err := matrixSection(entries, progs, runs, train, bbsw, hwRuns, bbhw,
-		psetHWRuns{cfg: psetrepro.HWConfig(base, nil).PSet, psets: psets, runs: psetRuns, viols: psetViols})
-	if err != nil {
-		return nil, fmt.Errorf("default experiment: %w", err)
-	}
-	text.WriteString("\n" + matrixText)
-	overhead, overheadText := overheadSection(entries, runs, hwRuns, psetRuns, psetrepro.HWConfig(base, nil))
-	text.WriteString(overheadText)
+	return breakdown, breakdownData
+}
+
+// defaultReport assembles the default experiment's report from its
+// sections and terminal text.
+func defaultReport(base configs.Config, seeds int, sections []experiments.Section, text string, instrs uint64) *experiments.Report {
 	return &experiments.Report{
 		Name:  "default",
 		Title: "weft default experiment",
@@ -304,16 +401,16 @@ attached, and the detector × bug matrix they give; the same seeds again with Bu
 and with PSet's hardware on (%s, checking the PSets learned from other seeds' passing runs),
 for their columns of the matrix and their simulated-cycle overhead. Later issues add the other
 papers' detectors and hardware here.`, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1, psetrepro.DefaultMode),
-		Sections: []experiments.Section{sec, matrix, overhead},
+		Sections: sections,
 		Configs:  []experiments.NamedConfig{{Name: "default", Config: base}},
 		Seeds: fmt.Sprintf("%d..%d for every workload (detectors attached; again with BB-HW on, and with the PSet hardware on: all of them for a kernel, %d..%d for a synthetic profile); %d..%d train AVIO and PSet on the kernels, %d..%d PSet on the synthetic profiles",
 			base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1, base.Sim.Seed, base.Sim.Seed+uint64(min(psetProfileSeeds, seeds))-1,
 			base.Sim.Seed+uint64(seeds), base.Sim.Seed+uint64(2*seeds)-1,
 			base.Sim.Seed+uint64(seeds), base.Sim.Seed+uint64(seeds+min(psetProfileTrainSeeds, seeds))-1),
 		Command:      "weft   # or: weft reproduce default",
-		Summary:      text.String(),
+		Summary:      text,
 		Instructions: instrs,
-	}, nil
+	}
 }
 
 // psetProfileTrainSeeds is the number of seeds after the test seeds whose

@@ -46,3 +46,19 @@ func PaperCell(t *results.Table, program, col string) string {
 	}
 	return results.FormatCell(row[c])
 }
+
+// Mean returns the mean of xs (0 for none).
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return results.Summarize(xs).Mean
+}
+
+// Median returns the median of xs (0 for none).
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return results.Summarize(xs).Median
+}

@@ -226,8 +226,8 @@ func TestBugabooTable5Identities(t *testing.T) {
 				t.Errorf("%s: %v traps, %v drops in a short run", w.key, c.traps, c.drops)
 			}
 		}
-		if len(w.nodes5) == 0 || mean(w.nodes5) < mean(w.nodes0) || mean(w.edges5) < mean(w.edges0) {
-			t.Errorf("%s: graph with context %v/%v nodes/edges, without %v/%v", w.key, mean(w.nodes5), mean(w.edges5), mean(w.nodes0), mean(w.edges0))
+		if len(w.nodes5) == 0 || experiments.Mean(w.nodes5) < experiments.Mean(w.nodes0) || experiments.Mean(w.edges5) < experiments.Mean(w.edges0) {
+			t.Errorf("%s: graph with context %v/%v nodes/edges, without %v/%v", w.key, experiments.Mean(w.nodes5), experiments.Mean(w.edges5), experiments.Mean(w.nodes0), experiments.Mean(w.edges0))
 		}
 		medians = append(medians, results.Summarize(w.overheadPct()).Median)
 	}
@@ -378,11 +378,11 @@ func TestBugabooHostTable(t *testing.T) {
 		t.Errorf("host table %q, %d rows", tb.Title, len(tb.Rows))
 	}
 	for _, w := range ws {
-		if !w.profile && mean(w.swEdges) < 100 {
-			t.Errorf("%s: %.1f edge inserts per 10k memory ops", w.key, mean(w.swEdges))
+		if !w.profile && experiments.Mean(w.swEdges) < 100 {
+			t.Errorf("%s: %.1f edge inserts per 10k memory ops", w.key, experiments.Mean(w.swEdges))
 		}
-		if w.key == "blackscholes" && mean(w.swEdges) > 10 {
-			t.Errorf("blackscholes: %.1f edge inserts per 10k memory ops", mean(w.swEdges))
+		if w.key == "blackscholes" && experiments.Mean(w.swEdges) > 10 {
+			t.Errorf("blackscholes: %.1f edge inserts per 10k memory ops", experiments.Mean(w.swEdges))
 		}
 	}
 }

@@ -166,21 +166,13 @@ func runBugabooWorkloads(env experiments.Env, base configs.Config, ks []*bbKerne
 	return ws, experiments.TotalInstructions(rs), nil
 }
 
-// mean returns the mean of xs (0 for none).
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	return results.Summarize(xs).Mean
-}
-
 // meanOf returns the mean of f over counters.
 func meanOf(cs []bbCounters, f func(c bbCounters) float64) float64 {
 	xs := make([]float64, len(cs))
 	for i, c := range cs {
 		xs[i] = f(c)
 	}
-	return mean(xs)
+	return experiments.Mean(xs)
 }
 
 // per10k returns x per 10k memory operations of c.
@@ -244,7 +236,7 @@ func bbTable5(ws []*bbWorkload, entries int) (experiments.Section, []*results.Ta
 		traps := trapsPer10M(on)
 		ev.AddRow(w.key, w.name, len(on), rd, wr, up, coh, md, ct, raw, waw, mem, traps)
 		id.AddRow(w.key, md, rd+wr+up, ct, rd, ct-rd, waw, ct*1000/float64(entries), traps)
-		n0, e0, n5, e5 := mean(w.nodes0), mean(w.edges0), mean(w.nodes5), mean(w.edges5)
+		n0, e0, n5, e5 := experiments.Mean(w.nodes0), experiments.Mean(w.edges0), experiments.Mean(w.nodes5), experiments.Mean(w.edges5)
 		gr.AddRow(w.key, n0, e0, n5, e5)
 		ratio := func(a, b float64) any {
 			if b == 0 {
@@ -307,7 +299,7 @@ func bbOverhead(ws []*bbWorkload) *results.Table {
 	for _, w := range ws {
 		o := w.overheadPct()
 		s := results.Summarize(o)
-		t.AddRow(w.key, w.name, len(o), mean(w.off), mean(w.onCycles), s.Mean, s.Median, s.Min, s.Max)
+		t.AddRow(w.key, w.name, len(o), experiments.Mean(w.off), experiments.Mean(w.onCycles), s.Mean, s.Median, s.Min, s.Max)
 	}
 	t.Notes = append(t.Notes, "Per seed: (cycles on − cycles off) / cycles off. BB-HW's costs: 74 bits of metadata on every read reply and invalidation ack (10 bytes on the 32-byte bus) and the traps (none in these runs; see the trap sweep). A run of a kernel can take another schedule with BB-HW on, so its overhead can be negative.")
 	return t
@@ -483,7 +475,7 @@ func runBugabooHostCost(env experiments.Env, ws []*bbWorkload) ([]bbHostRow, err
 			}
 			row.on += time.Since(t0)
 		}
-		row.access, row.edges, row.pushes = mean(w.swAccess), mean(w.swEdges), mean(w.swPushes)
+		row.access, row.edges, row.pushes = experiments.Mean(w.swAccess), experiments.Mean(w.swEdges), experiments.Mean(w.swPushes)
 		row.paperSlowdn = ""
 		for i := range paper.Rows {
 			if paperCell(paper, i, "Benchmark") == w.key {
@@ -518,7 +510,7 @@ func bbTable5Comment(ws []*bbWorkload, growth *results.Table) string {
 	var shareX, kernX, kernP []float64
 	var kernOps []float64
 	for i, w := range ws {
-		e5 := mean(w.edges5)
+		e5 := experiments.Mean(w.edges5)
 		switch {
 		case w.profile && e5 <= 2:
 			lone = append(lone, w.key)

@@ -389,8 +389,8 @@ trials; one line per context size.`,
 			}
 			var rest, tail float64
 			if n := len(ls.Y); n > 1 {
-				rest = mean(ls.Y[1:])
-				tail = mean(ls.Y[max(n-5, 1):])
+				rest = experiments.Mean(ls.Y[1:])
+				tail = experiments.Mean(ls.Y[max(n-5, 1):])
 			}
 			t.AddRow(append(trow, rest, tail)...)
 			conv = append(conv, bbConv{k.paper, s, ls.Y, rest, tail})

@@ -95,9 +95,9 @@ none of it.`, psetrepro.DefaultMode, psetProfileSeeds, psetProfileTrainSeeds,
 			}}},
 		Comment: o.comment(ps),
 	}
-	text := fmt.Sprintf("BB-HW overhead: median %.2f%% of simulated cycles on the profiles; largest %.2f%% (%s)\n", median(o.over), o.worst, o.worstName)
+	text := fmt.Sprintf("BB-HW overhead: median %.2f%% of simulated cycles on the profiles; largest %.2f%% (%s)\n", experiments.Median(o.over), o.worst, o.worstName)
 	text += fmt.Sprintf("PSet hardware overhead (%s): median %.2f%% of simulated cycles on the profiles (checks %.2f%%); largest %.2f%% (%s)\n",
-		psetrepro.DefaultMode, median(o.psetOver), median(o.psetCheck), o.pWorst.overhead(), o.pWorstName)
+		psetrepro.DefaultMode, experiments.Median(o.psetOver), experiments.Median(o.psetCheck), o.pWorst.overhead(), o.pWorstName)
 	return sec, text
 }
 
@@ -181,7 +181,7 @@ func (o *overheads) comment(ps configs.PSet) string {
 	if len(o.names) > 0 {
 		fmt.Fprintf(&b, `On the %d profiles, the PSet hardware costs a median %.2f%% of simulated cycles (largest
 %.2f%%, %s), BB-HW a median %.2f%%. Its checks take a median %.2f%% of the run's cycles (summed
-over the cores' accesses: divided by the cores, the share of core time). `, len(o.names), median(o.psetOver), o.pWorst.overhead(), o.pWorstName, median(o.over), median(o.psetCheck))
+over the cores' accesses: divided by the cores, the share of core time). `, len(o.names), experiments.Median(o.psetOver), o.pWorst.overhead(), o.pWorstName, experiments.Median(o.over), experiments.Median(o.psetCheck))
 		if len(o.stalled)+len(o.rolled) == 0 {
 			fmt.Fprintf(&b, "No profile stalled or rolled back: the PSets of %d training runs held every pair their test seeds showed, so ", psetProfileTrainSeeds)
 		} else {
@@ -198,17 +198,9 @@ costs a median %.1f%%. False violations stalled %d of them (%s). A stall that ti
 has waited %d cycles before its rollback re-executes the span, which dwarfs a kernel's run; %d
 rolled back (overhead): %s. On the bug kernels the cycles also change with the outcome (the
 table's note).`,
-			len(o.okOver), median(o.okOver), len(o.okStalled), listOrNone(o.okStalled), ps.Recovery.StallTimeoutCycles, len(o.okRolled), listOrNone(o.okRolled))
+			len(o.okOver), experiments.Median(o.okOver), len(o.okStalled), listOrNone(o.okStalled), ps.Recovery.StallTimeoutCycles, len(o.okRolled), listOrNone(o.okRolled))
 	}
 	return b.String()
-}
-
-// median returns the median of xs (0 for none).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	return results.Summarize(xs).Median
 }
 
 // psetMetaBytes returns the PSet hardware's metadata per line of

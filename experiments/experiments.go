@@ -1,14 +1,19 @@
-// Package experiments holds the reproductions: one file per paper (and one
-// for weft's own machine studies) with the runs and analysis that rebuild
-// its tables and figures, a registry to run them by name, and the report
-// writer (NAME.md, one CSV per table or figure under NAME/, plots).
+// Package experiments holds what every experiment shares: Experiment, Env,
+// the Report with its sections, tables and plots, the report writer (Write:
+// NAME.md, one CSV per table or figure under NAME/, plots), and the
+// helpers several papers use (running jobs, a run's statistics, detector
+// options, reference-table cells, means and medians). It also holds
+// weft's own machine studies (machine.go) and the report of a sweep
+// (sweep.go).
+//
+// Each paper's reproduction is a sub-package (bugaboo, pset, conseq,
+// falcon, inference) and the default experiment is suite; they import this
+// package, never one another except suite, which takes the Bugaboo and
+// PSet hardware columns from bugaboo and pset. experiments/all lists them
+// all for `weft reproduce`.
 package experiments
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
 	"weft/configs"
 	"weft/results"
 )
@@ -38,8 +43,8 @@ type Env struct {
 	Progress func(done, total int)
 }
 
-// seeds returns the runs per point: env.Seeds or the experiment's default.
-func (e Env) seeds(def int) int {
+// SeedsOr returns the runs per point: env.Seeds or the experiment's default.
+func (e Env) SeedsOr(def int) int {
 	if e.Seeds > 0 {
 		return e.Seeds
 	}
@@ -68,6 +73,19 @@ type Report struct {
 	// Instructions is the number of simulated instructions the runs took,
 	// for the host-speed line.
 	Instructions uint64
+}
+
+// Table returns the report's table named name, from any section (nil
+// when it has none).
+func (r *Report) Table(name string) *results.Table {
+	for _, s := range r.Sections {
+		for _, t := range s.Tables {
+			if t.Name == name {
+				return t
+			}
+		}
+	}
+	return nil
 }
 
 // Section is one part of a report: text, tables and plots.
@@ -104,33 +122,4 @@ type NamedConfig struct {
 	Name string
 	// Config is the configuration.
 	Config configs.Config
-}
-
-// List returns every experiment, sorted by name.
-func List() []Experiment {
-	es := []Experiment{
-		defaultExperiment(),
-		machineScaling(),
-		machineCache(),
-		bugabooTable5(),
-		bugabooExperiment(),
-		psetExperiment(),
-		falconExperiment(),
-		inferenceExperiment(),
-		conseqExperiment(),
-	}
-	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
-	return es
-}
-
-// Lookup returns the named experiment.
-func Lookup(name string) (Experiment, error) {
-	var names []string
-	for _, e := range List() {
-		if e.Name == name {
-			return e, nil
-		}
-		names = append(names, e.Name)
-	}
-	return Experiment{}, fmt.Errorf("unknown experiment %q (known: %s)", name, strings.Join(names, ", "))
 }

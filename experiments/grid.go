@@ -7,9 +7,9 @@ import (
 // job is one run of an experiment.
 type job = sim.Job
 
-// runJobs runs every job across host cores and returns the results in job
+// RunJobs runs every job across host cores and returns the results in job
 // order, whatever the worker count.
-func runJobs(env Env, jobs []job) ([]sim.Result, error) {
+func RunJobs(env Env, jobs []job) ([]sim.Result, error) {
 	var progress func(int)
 	if env.Progress != nil {
 		progress = func(done int) { env.Progress(done, len(jobs)) }
@@ -17,8 +17,8 @@ func runJobs(env Env, jobs []job) ([]sim.Result, error) {
 	return sim.RunJobs(jobs, env.Workers, progress)
 }
 
-// stat returns a named statistic of a run (0 when absent).
-func stat(r sim.Result, name string) float64 {
+// Stat returns a named statistic of a run (0 when absent).
+func Stat(r sim.Result, name string) float64 {
 	switch name {
 	case "cycles":
 		return float64(r.Cycles)
@@ -29,8 +29,8 @@ func stat(r sim.Result, name string) float64 {
 	return v
 }
 
-// totalInstructions sums the simulated instructions of runs.
-func totalInstructions(rs []sim.Result) uint64 {
+// TotalInstructions sums the simulated instructions of runs.
+func TotalInstructions(rs []sim.Result) uint64 {
 	var n uint64
 	for _, r := range rs {
 		n += r.Instructions

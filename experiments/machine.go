@@ -46,7 +46,7 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 		values = s.quickValues
 	}
 	names := profileNames(env.Quick)
-	seeds := env.seeds(s.seeds)
+	seeds := env.SeedsOr(s.seeds)
 	axis := sweep.Axis{Key: s.key}
 	for _, v := range values {
 		axis.Values = append(axis.Values, v)
@@ -76,7 +76,7 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 			}
 		}
 	}
-	runs, err := runJobs(env, jobs)
+	runs, err := RunJobs(env, jobs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
@@ -153,11 +153,12 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 		Seeds:        fmt.Sprintf("%d..%d at every point", sw.Seed, sw.Seed+uint64(seeds)-1),
 		Command:      "weft reproduce " + s.name,
 		Summary:      fmt.Sprintf("%d profiles × %d values of %s × %d seeds", len(names), len(values), s.key, seeds),
-		Instructions: totalInstructions(runs),
+		Instructions: TotalInstructions(runs),
 	}, nil
 }
 
-func machineScaling() Experiment {
+// MachineScaling is `weft reproduce machine-scaling`.
+func MachineScaling() Experiment {
 	s := sweepStudy{
 		name: "machine-scaling", title: "Synthetic profiles across core counts",
 		key: "machine.cores", axisLabel: "cores",
@@ -179,7 +180,8 @@ core count, and their cycles stop falling early.`,
 	return Experiment{Name: s.name, Title: s.title, Run: s.run}
 }
 
-func machineCache() Experiment {
+// MachineCache is `weft reproduce machine-cache`.
+func MachineCache() Experiment {
 	s := sweepStudy{
 		name: "machine-cache", title: "Synthetic profiles across L1 sizes",
 		key: "cache.l1.size_bytes", axisLabel: "L1 size (bytes)",
@@ -194,8 +196,8 @@ the Bugaboo machine, so the knee of the miss-rate curves sits near 32–64 KB by
 	return Experiment{Name: s.name, Title: s.title, Run: s.run}
 }
 
-// programFor builds a named workload for a config's core count.
-func programFor(name string, cfg configs.Config) (*isa.Program, configs.Config, error) {
+// ProgramFor builds a named workload for a config's core count.
+func ProgramFor(name string, cfg configs.Config) (*isa.Program, configs.Config, error) {
 	prog, err := workloads.ProgramFor(name, cfg.Machine.Cores)
 	if err != nil {
 		return nil, cfg, err

@@ -44,6 +44,7 @@ import (
 	"golang.org/x/term"
 
 	"weft/experiments"
+	"weft/experiments/all"
 	"weft/internal/suggest"
 )
 
@@ -159,7 +160,7 @@ func defaultExperiment(e env) error { return runDefault(e, experiments.Env{}, "w
 
 // runDefault runs the default experiment and writes dir/report.md.
 func runDefault(e env, xenv experiments.Env, dir string) error {
-	x, err := experiments.Lookup("default")
+	x, err := all.Lookup("default")
 	if err != nil {
 		return err
 	}

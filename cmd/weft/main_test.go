@@ -14,6 +14,7 @@ import (
 	"weft/configs"
 	"weft/core"
 	"weft/experiments"
+	"weft/experiments/all"
 	"weft/internal/version"
 	"weft/isa"
 	"weft/results"
@@ -693,7 +694,7 @@ func TestDefaultExperiment(t *testing.T) {
 
 func TestReproduce(t *testing.T) {
 	list, _ := mustWeft(t, "reproduce", "--list")
-	for _, x := range experiments.List() {
+	for _, x := range all.List() {
 		if !strings.Contains(list, x.Name) {
 			t.Errorf("reproduce --list lacks %s:\n%s", x.Name, list)
 		}

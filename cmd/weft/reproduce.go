@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"weft/experiments"
+	"weft/experiments/all"
 )
 
 // cmdReproduce is `weft reproduce NAME|all|--list [--out DIR] ...`.
@@ -38,7 +39,7 @@ An experiment keeps every run to build its tables, so --seeds is at most
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tPAPER\tTITLE")
-		for _, x := range experiments.List() {
+		for _, x := range all.List() {
 			paper := x.Paper
 			if paper == "" {
 				paper = "-"
@@ -58,9 +59,9 @@ An experiment keeps every run to build its tables, so --seeds is at most
 	}
 	var todo []experiments.Experiment
 	if pos[0] == "all" {
-		todo = experiments.List()
+		todo = all.List()
 	} else {
-		x, err := experiments.Lookup(pos[0])
+		x, err := all.Lookup(pos[0])
 		if err != nil {
 			return err
 		}

@@ -37,7 +37,12 @@ var allowed = []struct {
 	// the PSet hardware's counters): they import cpu and coherence for
 	// those names only, never to build or drive a machine (sim does).
 	{"experiments", []string{"core", "isa", "configs", "workloads", "sim", "analysis", "sweep", "detectors", "detectors/...", "results", "cpu", "cpu/...", "coherence"}},
-	{"experiments/...", []string{"core", "isa", "configs", "workloads", "sim", "analysis", "sweep", "detectors", "detectors/...", "results", "experiments", "experiments/...", "cpu", "cpu/...", "coherence"}},
+	// One sub-package per paper, and suite (the default experiment), over
+	// the shared parent; suite takes the Bugaboo and PSet hardware columns
+	// from those papers' packages, and the registry imports them all.
+	{"experiments/all", []string{"experiments", "experiments/..."}},
+	{"experiments/suite", []string{"core", "isa", "configs", "workloads", "sim", "analysis", "detectors", "detectors/...", "results", "experiments", "experiments/bugaboo", "experiments/pset", "cpu", "cpu/...", "coherence"}},
+	{"experiments/...", []string{"core", "isa", "configs", "workloads", "sim", "analysis", "detectors", "detectors/...", "results", "experiments", "cpu", "cpu/...", "coherence"}},
 	{"cmd/weft", []string{"*"}},
 	{"internal/...", nil},
 }

@@ -1,0 +1,469 @@
+package bugaboo
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"weft/configs"
+	"weft/core"
+	"weft/detectors/bugaboo"
+	"weft/experiments"
+	"weft/isa"
+	"weft/results"
+	"weft/sim"
+	"weft/workloads"
+)
+
+// This file is Bugaboo's evaluation protocol (digest §4.1, §5.1): runs
+// with BB-HW on and BB-SW attached, grouped into trials of labeled and
+// unlabeled runs, and scored with the ranking and the inspection metric
+// of detectors/bugaboo.
+
+// bbMaxContext is the largest BB-SW context size of the sweep (Table 4).
+const bbMaxContext = 5
+
+// bbGraphs names the graphs collected from every run of a Bugaboo kernel.
+const (
+	bbHW    = iota // BB-HW: the drained communication tables (context 5)
+	bbLine         // BB-SW, line granularity, context 5
+	bbWord0        // BB-SW, word granularity, context 0 .. 5
+)
+
+// bbWord returns the graph index of BB-SW word with context size s.
+func bbWord(s int) int { return bbWord0 + s }
+
+// bbNumGraphs is the number of graphs per run.
+const bbNumGraphs = bbWord0 + bbMaxContext + 1
+
+// bbGraphName names graph i.
+func bbGraphName(i int) string {
+	switch i {
+	case bbHW:
+		return "BB-HW"
+	case bbLine:
+		return "BB-SW line"
+	}
+	return "BB-SW word ctx " + strconv.Itoa(i-bbWord0)
+}
+
+// bbSWOptions returns the BB-SW options of graph i (i ≠ bbHW) for a
+// machine with the given line size.
+func bbSWOptions(i, lineBytes int) bugaboo.SWOptions {
+	if i == bbLine {
+		return bugaboo.SWOptions{Granularity: bugaboo.Line, LineBytes: lineBytes}
+	}
+	s := i - bbWord0
+	if s == 0 {
+		return bugaboo.SWOptions{NoContext: true}
+	}
+	return bugaboo.SWOptions{ContextSize: s}
+}
+
+// bbCollectors holds one run's graph collectors.
+type bbCollectors struct {
+	hw *bugaboo.HW
+	sw [bbNumGraphs]*bugaboo.SW // nil at bbHW
+}
+
+// bbCollect returns options that attach every collector (BB-HW's, which
+// reads the CTDrain events, and the seven BB-SW ones) to a run of prog,
+// storing them in *slot. They are observers, not detectors, so no run
+// ranks its own graph at its end.
+func bbCollect(prog *isa.Program, lineBytes int, slot **bbCollectors) func() []sim.Option {
+	return func() []sim.Option {
+		c := &bbCollectors{hw: bugaboo.NewHW(prog)}
+		opts := []sim.Option{sim.WithStatGroups(), sim.WithObserver(c.hw.Kinds(), c.hw)}
+		for i := bbLine; i < bbNumGraphs; i++ {
+			c.sw[i] = bugaboo.NewSW(prog, bbSWOptions(i, lineBytes))
+			opts = append(opts, sim.WithObserver(c.sw[i].Kinds(), c.sw[i]))
+		}
+		*slot = c
+		return opts
+	}
+}
+
+// graphs returns the collected graphs, by graph index.
+func (c *bbCollectors) graphs() [bbNumGraphs]*bugaboo.Graph {
+	var g [bbNumGraphs]*bugaboo.Graph
+	g[bbHW] = c.hw.Graph()
+	for i := bbLine; i < bbNumGraphs; i++ {
+		g[i] = c.sw[i].Graph()
+	}
+	return g
+}
+
+// bbCounters are the per-run counters Table 5 uses.
+type bbCounters struct {
+	memOps, rd, wr, upgr, coh float64
+	rdPer10k, wrPer10k        float64
+	cohPer10k, upgrPer10k     float64
+	metaWrites, ctInserts     float64
+	ctRAW, ctWAW, ctMEM       float64
+	traps, drops              float64
+	cycles                    float64
+}
+
+// countersOf reads a run's counters (BB-HW's are 0 when it was off).
+func countersOf(r sim.Result) bbCounters {
+	g := func(name string) float64 { return experiments.GroupStat(r, "ext.bugaboo", name) }
+	return bbCounters{
+		memOps: experiments.Stat(r, "mem_ops"), rd: experiments.Stat(r, "l1_read_misses"), wr: experiments.Stat(r, "l1_write_misses"),
+		upgr: experiments.Stat(r, "l1_upgrade_misses"), coh: experiments.Stat(r, "l1_coherence_misses"),
+		rdPer10k: experiments.Stat(r, "l1_read_misses_per_10k"), wrPer10k: experiments.Stat(r, "l1_write_misses_per_10k"),
+		cohPer10k: experiments.Stat(r, "l1_coherence_misses_per_10k"), upgrPer10k: experiments.Stat(r, "l1_upgrade_misses_per_10k"),
+		metaWrites: g("meta_writes"), ctInserts: g("ct_inserts"), ctRAW: g("ct_raw"), ctWAW: g("ct_waw"), ctMEM: g("ct_mem"),
+		traps: g("traps"), drops: g("ct_drops"), cycles: float64(r.Cycles),
+	}
+}
+
+// bbRun is one run of a Bugaboo kernel: its label, counters and graphs
+// (nil once no trial needs them).
+type bbRun struct {
+	seed   uint64
+	buggy  bool
+	c      bbCounters
+	graphs *[bbNumGraphs]*bugaboo.Graph
+}
+
+// bbTrial is one trial: the runs of its seed range, in seed order, and
+// the runs of its labeled and unlabeled sets.
+type bbTrial struct {
+	runs      []*bbRun
+	buggy, ok []*bbRun // the first perKind of each label
+	unlabeled []*bbRun // the first unlab runs, with at least one buggy
+	first     []*bbRun // the first unlab runs, as they came (Figure 7)
+}
+
+// bbProtocol is the size of the evaluation: trials of perKind buggy and
+// perKind non-buggy runs (labeled) and of unlab runs with at least one
+// buggy (unlabeled).
+type bbProtocol struct {
+	trials, perKind, unlab int
+	// maxSeeds bounds the seeds one trial may take.
+	maxSeeds int
+}
+
+// bbProtocolFor returns the paper's protocol (5 trials, 25 + 25 labeled,
+// 25 unlabeled) or the env's reduction: Seeds sets the runs per kind and
+// the unlabeled runs; Quick runs 2 trials of 5 + 5 (and 5 unlabeled).
+func bbProtocolFor(env experiments.Env) bbProtocol {
+	p := bbProtocol{trials: 5, perKind: 25, unlab: 25}
+	if env.Quick {
+		p.trials, p.perKind, p.unlab = 2, 5, 5
+	}
+	if env.Seeds > 0 {
+		p.perKind, p.unlab = env.Seeds, env.Seeds
+	}
+	// The rarest failure (mysql-binlog, about 1 run in 25 on this machine)
+	// needs about 25 seeds per failing run.
+	p.maxSeeds = 120 * p.perKind
+	return p
+}
+
+// bbKernel is one Bugaboo Table 1 kernel and its trials.
+type bbKernel struct {
+	row    int    // Table 1 row, 1..13
+	paper  string // the paper's name, "BankAcct"
+	name   string // the weft kernel
+	prog   *isa.Program
+	cfg    configs.Config
+	bugCPs []int32
+	trials []bbTrial
+	seeds  int // seeds run
+	buggy  int // buggy runs among them
+	done   bool
+	// cur is the trial being filled.
+	cur          bbTrial
+	nb, nok      int
+	firstBuggy   *bbRun
+	nextSeed     uint64
+	seedsInTrial int
+}
+
+// bugabooMachine returns the bugaboo-micro09 preset, the paper's machine,
+// which every Bugaboo experiment runs on.
+func bugabooMachine() (configs.Config, error) {
+	return configs.Preset("bugaboo-micro09")
+}
+
+// bbKernels returns the 13 Table 1 kernels (bugaboo:1 .. bugaboo:13) on
+// base with BB-HW on, in row order, with the paper's names from Table 1.
+func bbKernels(base configs.Config, rows []int) ([]*bbKernel, error) {
+	names, err := bbPaperNames()
+	if err != nil {
+		return nil, err
+	}
+	rk := workloads.RowKernels()
+	var ks []*bbKernel
+	for _, row := range rows {
+		ids := rk["bugaboo:"+strconv.Itoa(row)]
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("no kernel for bugaboo:%d", row)
+		}
+		prog, cfg, err := experiments.ProgramFor(ids[0], base)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Bugaboo.Enabled = true
+		k := &bbKernel{row: row, paper: names[row-1], name: ids[0], prog: prog, cfg: cfg, nextSeed: cfg.Sim.Seed}
+		for _, pc := range prog.BugPCs() {
+			if cp := prog.Instrs[pc].CodePoint; !slices.Contains(k.bugCPs, cp) {
+				k.bugCPs = append(k.bugCPs, cp)
+			}
+		}
+		ks = append(ks, k)
+	}
+	return ks, nil
+}
+
+// bbPaperNames returns the names of Bugaboo Table 1's rows, in row order.
+func bbPaperNames() ([]string, error) {
+	t1, err := referenceColumn("bugaboo/table1", "Name")
+	if err != nil {
+		return nil, err
+	}
+	return t1, nil
+}
+
+// bbAllRows is 1..13.
+func bbAllRows() []int {
+	rows := make([]int, 13)
+	for i := range rows {
+		rows[i] = i + 1
+	}
+	return rows
+}
+
+// add files one run into the kernel's current trial, closing the trial
+// once it has perKind runs of each label.
+func (k *bbKernel) add(p bbProtocol, r *bbRun) {
+	k.seeds++
+	k.seedsInTrial++
+	if r.buggy {
+		k.buggy++
+	}
+	k.cur.runs = append(k.cur.runs, r)
+	keep := false
+	if r.buggy && k.nb < p.perKind {
+		k.cur.buggy = append(k.cur.buggy, r)
+		k.nb++
+		keep = true
+	} else if !r.buggy && k.nok < p.perKind {
+		k.cur.ok = append(k.cur.ok, r)
+		k.nok++
+		keep = true
+	}
+	if len(k.cur.unlabeled) < p.unlab {
+		k.cur.unlabeled = append(k.cur.unlabeled, r)
+		k.cur.first = append(k.cur.first, r)
+		keep = true
+	}
+	if r.buggy && k.firstBuggy == nil {
+		k.firstBuggy = r
+		keep = true
+	}
+	if !keep {
+		r.graphs = nil
+	}
+	if k.nb < p.perKind || k.nok < p.perKind {
+		return
+	}
+	// The unlabeled set needs a buggy run: when its first runs have none,
+	// the trial's first buggy run replaces the last of them.
+	if !slices.ContainsFunc(k.cur.unlabeled, func(r *bbRun) bool { return r.buggy }) {
+		k.cur.unlabeled[len(k.cur.unlabeled)-1] = k.firstBuggy
+	}
+	k.trials = append(k.trials, k.cur)
+	k.cur, k.nb, k.nok, k.firstBuggy, k.seedsInTrial = bbTrial{}, 0, 0, nil, 0
+	if len(k.trials) == p.trials {
+		k.done = true
+	}
+}
+
+// want estimates the seeds the kernel still needs, from the buggy rate so
+// far (with a prior of one run of each label), with a margin.
+func (k *bbKernel) want(p bbProtocol) int {
+	needB := p.perKind - k.nb + p.perKind*(p.trials-len(k.trials)-1)
+	needOK := p.perKind - k.nok + p.perKind*(p.trials-len(k.trials)-1)
+	rate := (float64(k.buggy) + 1) / (float64(k.seeds) + 2)
+	n := math.Max(float64(needB)/rate, float64(needOK)/(1-rate))
+	return min(int(1.1*n)+8, 4096)
+}
+
+// runBugabooTrials runs every kernel's seeds, from its config's sim.seed
+// on, in rounds, until each has its trials. A round runs each unfinished
+// kernel's estimated remaining seeds; the runs are filed into trials in
+// seed order, so the trials do not depend on the rounds or the worker
+// count. It returns the simulated instructions run.
+func runBugabooTrials(env experiments.Env, p bbProtocol, ks []*bbKernel) (uint64, error) {
+	var instrs uint64
+	for {
+		var jobs []sim.Job
+		var owner []*bbKernel
+		var slots []*bbCollectors
+		for _, k := range ks {
+			if k.done {
+				continue
+			}
+			if k.seedsInTrial >= p.maxSeeds {
+				return 0, fmt.Errorf("%s: a trial has %d buggy and %d non-buggy runs after %d seeds", k.name, k.nb, k.nok, k.seedsInTrial)
+			}
+			for range k.want(p) {
+				jobs = append(jobs, sim.Job{Config: k.cfg, Program: k.prog, Seed: k.nextSeed})
+				owner = append(owner, k)
+				k.nextSeed++
+			}
+		}
+		if len(jobs) == 0 {
+			return instrs, nil
+		}
+		slots = make([]*bbCollectors, len(jobs))
+		for i := range jobs {
+			jobs[i].Options = bbCollect(jobs[i].Program, jobs[i].Config.Cache.L1.LineBytes, &slots[i])
+		}
+		rs, err := experiments.RunJobs(env, jobs)
+		if err != nil {
+			return 0, err
+		}
+		for i, r := range rs {
+			k := owner[i]
+			instrs += r.Instructions
+			if k.done {
+				continue // the kernel's trials were complete before this seed
+			}
+			g := slots[i].graphs()
+			k.add(p, &bbRun{seed: r.Seed, buggy: r.Outcome != core.Pass, c: countersOf(r), graphs: &g})
+			slots[i] = nil
+		}
+		// Seeds a finished kernel ran past its last trial are not part of
+		// any trial; the next round starts after the seeds already run.
+	}
+}
+
+// bbScore is one method's result on one kernel over the trials.
+type bbScore struct {
+	found       int     // trials whose ranking holds a bug code point
+	insp, funcs float64 // mean over the trials that found it
+	trials      int
+}
+
+// add records one trial's inspections.
+func (s *bbScore) add(n, f int, found bool) {
+	s.trials++
+	if found {
+		s.found++
+		s.insp += float64(n)
+		s.funcs += float64(f)
+	}
+}
+
+// finish turns the sums into means over the trials that found the bug.
+func (s bbScore) finish() bbScore {
+	if s.found > 0 {
+		s.insp /= float64(s.found)
+		s.funcs /= float64(s.found)
+	}
+	return s
+}
+
+// cell prints the score as the paper does, "3.6 (1.4)", with "[k/n]"
+// when the bug was found in only k of n trials, and "—" when in none.
+func (s bbScore) cell() string {
+	if s.found == 0 {
+		return "—"
+	}
+	c := fmt.Sprintf("%.1f (%.1f)", s.insp, s.funcs)
+	if s.found < s.trials {
+		c += fmt.Sprintf(" [%d/%d]", s.found, s.trials)
+	}
+	return c
+}
+
+// detected prints detection over the trials: Yes (every trial), No (none)
+// or k/n.
+func (s bbScore) detected() string {
+	switch s.found {
+	case s.trials:
+		return "Yes"
+	case 0:
+		return "No"
+	}
+	return fmt.Sprintf("%d/%d", s.found, s.trials)
+}
+
+// bbScores are a kernel's scores: [graph][labeled=0, unlabeled=1][how].
+type bbScores [bbNumGraphs][2][2]bbScore
+
+// score ranks every graph's labeled and unlabeled sets of every trial
+// with both readings of the formula and scores the bug code points.
+func (k *bbKernel) score() bbScores {
+	var s bbScores
+	for _, t := range k.trials {
+		for gi := 0; gi < bbNumGraphs; gi++ {
+			pick := func(rs []*bbRun) []*bugaboo.Graph {
+				out := make([]*bugaboo.Graph, len(rs))
+				for i, r := range rs {
+					out[i] = r.graphs[gi]
+				}
+				return out
+			}
+			buggy, ok, all := pick(t.buggy), pick(t.ok), pick(t.unlabeled)
+			bugOnly := bugaboo.BugOnly(buggy, ok)
+			for h, how := range []bugaboo.How{bugaboo.MinRelFreq, bugaboo.Literal} {
+				r := bugaboo.Ranker{Prog: k.prog, How: how}
+				n, f, found := bugaboo.Inspections(r.Rank(bugOnly), k.bugCPs, k.prog)
+				s[gi][0][h].add(n, f, found)
+				n, f, found = bugaboo.Inspections(r.Unlabeled(all), k.bugCPs, k.prog)
+				s[gi][1][h].add(n, f, found)
+			}
+		}
+	}
+	for gi := range s {
+		for l := range s[gi] {
+			for h := range s[gi][l] {
+				s[gi][l][h] = s[gi][l][h].finish()
+			}
+		}
+	}
+	return s
+}
+
+// withoutNull returns g without its NULL-source edges (BB-HW's
+// memory-served read misses): the cache-to-cache communication alone.
+func withoutNull(g *bugaboo.Graph) *bugaboo.Graph {
+	out := bugaboo.NewGraph()
+	g.Each(func(e bugaboo.Edge, n uint64) {
+		if !e.Src.IsNull() {
+			out.Add(e, n)
+		}
+	})
+	return out
+}
+
+// trialUnion returns the union of graph gi over a trial's labeled runs.
+func (t bbTrial) union(gi int) *bugaboo.Graph {
+	var gs []*bugaboo.Graph
+	for _, r := range append(slices.Clone(t.buggy), t.ok...) {
+		gs = append(gs, r.graphs[gi])
+	}
+	return bugaboo.Union(gs...)
+}
+
+// referenceColumn returns a column of a paper's table as printed strings.
+func referenceColumn(name, col string) ([]string, error) {
+	t, err := results.Reference(name)
+	if err != nil {
+		return nil, err
+	}
+	i, ok := t.Column(col)
+	if !ok {
+		return nil, fmt.Errorf("reference table %s has no column %q", name, col)
+	}
+	out := make([]string, len(t.Rows))
+	for r, row := range t.Rows {
+		out[r] = results.FormatCell(row[i])
+	}
+	return out, nil
+}

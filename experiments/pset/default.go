@@ -1,0 +1,183 @@
+package pset
+
+import (
+	"slices"
+
+	"weft/configs"
+	"weft/core"
+	"weft/detectors/pset"
+	"weft/experiments"
+	"weft/isa"
+	"weft/sim"
+)
+
+// The default experiment's PSet hardware columns: every workload's seeds
+// again with the PSet hardware (cpu/pset) on in stall_then_rollback mode,
+// checking against the PSets learned from the passing runs of its
+// training seeds (for a kernel the very sets the software monitor's pset
+// column checks; a synthetic profile trains on a few seeds of its own).
+
+// DefaultMode is the recovery mode of the default experiment's PSet
+// hardware runs: a violation stalls, and a stall that times out rolls
+// back.
+const DefaultMode = "stall_then_rollback"
+
+// TrainPSets learns prog's PSets from the passing runs among train, from
+// the PSet recorders attached to them (runs without one are skipped).
+func TrainPSets(prog *isa.Program, train []sim.Result) isa.PSets {
+	tr := pset.NewTrainer(prog, pset.Options{})
+	for _, r := range train {
+		if r.Outcome != core.Pass {
+			continue
+		}
+		if rec := recorderOf(r); rec != nil {
+			tr.Add(rec)
+		}
+	}
+	return tr.PSets()
+}
+
+// psetPair is a static violating pair: the predecessor's instruction and
+// the checked one.
+type psetPair struct{ pred, pc int32 }
+
+// Violations collects the PSetViolation events of one run with the
+// hardware on: their number and their distinct pairs. Events of a span a
+// rollback discarded count too: the hardware did report them.
+type Violations struct {
+	events int
+	pairs  map[psetPair]bool
+}
+
+// Observe counts one PSetViolation event.
+func (v *Violations) Observe(e *core.Event) {
+	if v.pairs == nil {
+		v.pairs = map[psetPair]bool{}
+	}
+	v.events++
+	v.pairs[psetPair{int32(e.Words[0]), e.PC}] = true
+}
+
+// involves reports whether one of the pairs has an instruction of bugs.
+func (v *Violations) involves(bugs []int32) bool {
+	if v == nil {
+		return false
+	}
+	for p := range v.pairs {
+		if slices.Contains(bugs, p.pred) || slices.Contains(bugs, p.pc) {
+			return true
+		}
+	}
+	return false
+}
+
+// HangFactor sets the hang limit of a run with the PSet hardware on:
+// this many times the longest run of the workload with it off, and at
+// least Table2MaxCycles. A stalled access is re-checked, and stalls
+// again with a fresh timeout, whenever another thread touches its line,
+// so a stall that waits on a thread spinning on that line lasts until the
+// hang limit (weft reproduce pset's Table 2 bounds it the same way).
+const HangFactor = 10
+
+// HWConfig returns cfg with the PSet hardware on in the default
+// experiment's recovery mode, and the hang limit HangFactor sets from
+// off, the workload's runs with the hardware off.
+func HWConfig(cfg configs.Config, off []sim.Result) configs.Config {
+	cfg.PSet.Enabled = true
+	cfg.PSet.Recovery.Mode = DefaultMode
+	limit := uint64(Table2MaxCycles)
+	for _, r := range off {
+		limit = max(limit, HangFactor*uint64(r.Cycles))
+	}
+	cfg.Sim.MaxCycles = min(cfg.Sim.MaxCycles, limit)
+	return cfg
+}
+
+// HWJob is a run of prog on seed with the PSet hardware on (cfg as
+// HWConfig returns it) checking ps, with its statistics groups; its
+// violations go to *slot.
+func HWJob(cfg configs.Config, prog *isa.Program, ps isa.PSets, seed uint64, slot **Violations) sim.Job {
+	return sim.Job{Config: cfg, Program: prog, Seed: seed, Options: func() []sim.Option {
+		v := &Violations{}
+		*slot = v
+		return []sim.Option{sim.WithPSets(ps), sim.WithStatGroups(), sim.WithObserver(core.MaskOf(core.KindPSetViolation), v)}
+	}}
+}
+
+// HWScore is what the PSet hardware did on one workload's seeds.
+type HWScore struct {
+	// Hits is the runs with a violation whose pair has an @bug instruction.
+	Hits int
+	// Flagged is the runs with any violation.
+	Flagged int
+	// Distinct is the distinct violating pairs over the runs.
+	Distinct int
+	// Acted is the runs in which the hardware stalled or rolled back.
+	Acted int
+	// FailingOff and FailingOn are the failing runs with the hardware off
+	// and on (the same seeds).
+	FailingOff, FailingOn int
+	// HangsOff and HangsOn are those of them that hung.
+	HangsOff, HangsOn int
+	// HungStalled is the runs that hung with the hardware on after
+	// stalls none of which timed out, with no rollback.
+	HungStalled int
+}
+
+// Avoids says whether the hardware avoided the failures: "Yes" when some
+// run failed with it off and none with it on, "No" when some failed with
+// it on, "—" when none failed either way.
+func (p HWScore) Avoids() string {
+	switch {
+	case p.FailingOff == 0 && p.FailingOn == 0:
+		return "—"
+	case p.FailingOn == 0:
+		return "Yes"
+	}
+	return "No"
+}
+
+// ScoreHW scores the hardware on one workload: off and on are the same
+// seeds with the hardware off and on, viols[i] the violations of on[i].
+// Only this scoring reads the program's @bug marks.
+func ScoreHW(prog *isa.Program, off, on []sim.Result, viols []*Violations) HWScore {
+	bugs := prog.BugPCs()
+	var out HWScore
+	pairs := map[psetPair]bool{}
+	for i, r := range on {
+		if r.Outcome != core.Pass {
+			out.FailingOn++
+		}
+		if r.Outcome == core.Hang {
+			out.HangsOn++
+			if experiments.GroupStat(r, "ext.pset", "stalls") > 0 && experiments.GroupStat(r, "ext.pset", "stall_timeouts")+experiments.GroupStat(r, "ext.pset", "rollbacks") == 0 {
+				out.HungStalled++
+			}
+		}
+		if i < len(off) && off[i].Outcome != core.Pass {
+			out.FailingOff++
+		}
+		if i < len(off) && off[i].Outcome == core.Hang {
+			out.HangsOff++
+		}
+		if experiments.GroupStat(r, "ext.pset", "stalls")+experiments.GroupStat(r, "ext.pset", "rollbacks") > 0 {
+			out.Acted++
+		}
+		var v *Violations
+		if i < len(viols) {
+			v = viols[i]
+		}
+		if v == nil || v.events == 0 {
+			continue
+		}
+		out.Flagged++
+		if v.involves(bugs) {
+			out.Hits++
+		}
+		for p := range v.pairs {
+			pairs[p] = true
+		}
+	}
+	out.Distinct = len(pairs)
+	return out
+}

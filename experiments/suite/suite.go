@@ -1,0 +1,425 @@
+// Package suite is weft's default experiment (`weft`, or `weft reproduce
+// default`): every workload of the registry on the default machine with
+// hb, lockset, AVIO, PSet's software monitor and BB-SW attached, then with
+// BB-HW on and with the PSet hardware on. It prints the detector × bug
+// matrix and the false positives (detection.go; the Bugaboo and PSet
+// hardware columns come from experiments/bugaboo and experiments/pset, the
+// PSet hardware's tally is psethw.go) and the hardware's simulated-cycle
+// overhead (overhead.go).
+package suite
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"weft/configs"
+	"weft/core"
+	"weft/detectors/bugaboo"
+	"weft/experiments"
+	bbrepro "weft/experiments/bugaboo"
+	psetrepro "weft/experiments/pset"
+	"weft/isa"
+	"weft/results"
+	"weft/sim"
+	"weft/workloads"
+)
+
+// Experiment is the default experiment, named "default".
+func Experiment() experiments.Experiment {
+	return experiments.Experiment{
+		Name:  "default",
+		Title: "weft default experiment: every workload on the default machine",
+		Run:   runDefault,
+	}
+}
+
+// workloadGroups names the plot groups and each entry's group: the paper of
+// a bug kernel's first row, "correct" for correct kernels and "profiles" for
+// synthetic profiles, in a fixed order.
+func workloadGroups(entries []workloads.Entry) ([]string, []int) {
+	groups := append(workloads.Papers(), "correct", "profiles")
+	index := map[string]int{}
+	for i, g := range groups {
+		index[g] = i
+	}
+	groupOf := make([]int, len(entries))
+	for i, en := range entries {
+		g := "correct"
+		switch {
+		case en.Kind == workloads.Profile:
+			g = "profiles"
+		case en.Bug && len(en.Rows) > 0:
+			g, _, _ = strings.Cut(en.Rows[0], ":")
+		}
+		if _, ok := index[g]; !ok {
+			g = "correct"
+		}
+		groupOf[i] = index[g]
+	}
+	return groups, groupOf
+}
+
+// runDefault runs every workload in the registry over seeds on the
+// default preset (machine.cores raised per program as needed).
+func runDefault(env experiments.Env) (*experiments.Report, error) {
+	base, err := configs.Load("default")
+	if err != nil {
+		return nil, err
+	}
+	seeds := env.SeedsOr(20)
+	d, err := runDetectors(env, base, defaultEntries(env.Quick), seeds)
+	if err != nil {
+		return nil, err
+	}
+	ph, err := runPSetHW(env, base, d, seeds)
+	if err != nil {
+		return nil, err
+	}
+	t, summary, instrs, err := workloadsTable(d)
+	if err != nil {
+		return nil, err
+	}
+	text := summary
+	sec := workloadsSection(d, t)
+	matrix, matrixText, err := matrixSection(d, ph)
+	if err != nil {
+		return nil, fmt.Errorf("default experiment: %w", err)
+	}
+	text += "\n" + matrixText
+	overhead, overheadText := overheadSection(d.entries, d.runs, d.hwRuns, ph.runs, psetrepro.HWConfig(base, nil))
+	text += overheadText
+	return defaultReport(base, seeds, []experiments.Section{sec, matrix, overhead}, text, instrs), nil
+}
+
+// defaultEntries returns the registry's workloads, every eighth of them
+// when quick.
+func defaultEntries(quick bool) []workloads.Entry {
+	entries := workloads.List()
+	if quick {
+		var some []workloads.Entry
+		for i, e := range entries {
+			if i%8 == 0 {
+				some = append(some, e)
+			}
+		}
+		entries = some
+	}
+	return entries
+}
+
+// defaultRuns are the default experiment's runs with the PSet hardware
+// off, by entry.
+type defaultRuns struct {
+	entries []workloads.Entry
+	cfgs    []configs.Config
+	progs   []*isa.Program
+	// runs are the detector runs (seeds base..), hwRuns the same seeds
+	// with BB-HW on, train the training runs (the seeds after them).
+	runs, hwRuns, train [][]sim.Result
+	// bbsw holds each bug kernel's BB-SW collectors, one per detector run.
+	bbsw [][]*bugaboo.SW
+	// bbhw holds each bug kernel's BB-HW graph collectors, one per run
+	// with the hardware on.
+	bbhw [][]*bugaboo.HW
+}
+
+// runDetectors runs every entry over seeds with BB-HW on, then with the
+// detectors attached, then the training seeds.
+//
+// Every kernel runs seeds base.. with hb, lockset, avio and pset
+// attached, then as many seeds after those with avio and pset's
+// recorder, whose passing runs train AVIO's invariants and the PSets.
+// The synthetic profiles (performance workloads, most of the simulated
+// instructions) run bare, then a few seeds with pset's recorder for their
+// PSets. Once the PSets are learned, every workload's seeds run again
+// with the PSet hardware on (runPSetHW).
+func runDetectors(env experiments.Env, base configs.Config, entries []workloads.Entry, seeds int) (*defaultRuns, error) {
+	d := &defaultRuns{
+		entries: entries,
+		bbsw:    make([][]*bugaboo.SW, len(entries)),
+		bbhw:    make([][]*bugaboo.HW, len(entries)),
+		cfgs:    make([]configs.Config, len(entries)),
+		progs:   make([]*isa.Program, len(entries)),
+	}
+	var jobs []sim.Job
+	first := make([]int, len(entries)) // each entry's first job
+	for i, en := range entries {
+		prog, cfg, err := experiments.ProgramFor(en.Name, base)
+		if err != nil {
+			return nil, fmt.Errorf("default experiment: %w", err)
+		}
+		d.cfgs[i], d.progs[i] = cfg, prog
+		first[i] = len(jobs)
+		jobs = append(jobs, d.bbhwJobs(i, seeds)...)
+		jobs = append(jobs, d.detectorJobs(i, seeds)...)
+	}
+	all, err := experiments.RunJobs(env, jobs)
+	if err != nil {
+		return nil, fmt.Errorf("default experiment: %w", err)
+	}
+	d.runs = make([][]sim.Result, len(entries))
+	d.train = make([][]sim.Result, len(entries))
+	d.hwRuns = make([][]sim.Result, len(entries))
+	for i, en := range entries {
+		o := first[i]
+		d.hwRuns[i] = all[o : o+seeds]
+		d.runs[i] = all[o+seeds : o+2*seeds]
+		end := o + 3*seeds
+		if en.Kind == workloads.Profile {
+			end = o + 2*seeds + min(psetProfileTrainSeeds, seeds)
+		}
+		d.train[i] = all[o+2*seeds : end]
+	}
+	return d, nil
+}
+
+// bbhwJobs are entry i's seeds with BB-HW on, for its simulated-cycle
+// overhead (and on a bug kernel BB-HW's drained graphs, for its column of
+// the matrix).
+func (d *defaultRuns) bbhwJobs(i, seeds int) []sim.Job {
+	en, prog, cfg := d.entries[i], d.progs[i], d.cfgs[i]
+	hw := cfg
+	hw.Bugaboo.Enabled = true
+	if en.Bug {
+		d.bbhw[i] = make([]*bugaboo.HW, seeds)
+	}
+	var jobs []sim.Job
+	for s := 0; s < seeds; s++ {
+		opts := experiments.WithGroups
+		if en.Bug {
+			opts = bbrepro.WithBBHW(prog, experiments.WithGroups, &d.bbhw[i][s])
+		}
+		jobs = append(jobs, sim.Job{Config: hw, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: opts})
+	}
+	return jobs
+}
+
+// detectorJobs are entry i's seeds with the detectors attached (BB-SW too
+// on a bug kernel), then its training seeds; a synthetic profile's seeds
+// run bare, then a few seeds whose passing runs teach the PSet hardware.
+func (d *defaultRuns) detectorJobs(i, seeds int) []sim.Job {
+	en, prog, cfg := d.entries[i], d.progs[i], d.cfgs[i]
+	n := 2 * seeds
+	if en.Kind == workloads.Profile {
+		n = seeds + min(psetProfileTrainSeeds, seeds)
+	}
+	var jobs []sim.Job
+	for s := 0; s < n; s++ {
+		var opts func() []sim.Option
+		switch {
+		case en.Kind == workloads.Profile && s >= seeds:
+			// A few seeds whose passing runs teach the PSet hardware.
+			opts = experiments.DetectorOptions(prog, "pset")
+		case en.Kind == workloads.Profile:
+		case s < seeds:
+			opts = experiments.DetectorOptions(prog, matrixDetectors...)
+			if en.Bug {
+				if d.bbsw[i] == nil {
+					d.bbsw[i] = make([]*bugaboo.SW, seeds)
+				}
+				opts = bbrepro.WithBBSW(prog, opts, &d.bbsw[i][s])
+			}
+		default:
+			opts = experiments.DetectorOptions(prog, trainDetectors...)
+		}
+		jobs = append(jobs, sim.Job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: opts})
+	}
+	return jobs
+}
+
+// runPSetHW runs the same seeds again with the PSet hardware on, checking
+// the PSets learned from the training seeds' passing runs (a kernel's are
+// those its pset column checks in software); a synthetic profile runs its
+// first psetProfileSeeds.
+func runPSetHW(env experiments.Env, base configs.Config, d *defaultRuns, seeds int) (psetHWRuns, error) {
+	entries := d.entries
+	psets := make([]isa.PSets, len(entries))
+	psetViols := make([][]*psetrepro.Violations, len(entries))
+	var psetJobs []sim.Job
+	psetFirst := make([]int, len(entries)+1)
+	for i, en := range entries {
+		psetFirst[i] = len(psetJobs)
+		psets[i] = psetrepro.TrainPSets(d.progs[i], d.train[i])
+		n := seeds
+		if en.Kind == workloads.Profile {
+			n = min(psetProfileSeeds, seeds)
+		}
+		psetViols[i] = make([]*psetrepro.Violations, n)
+		cfg := psetrepro.HWConfig(d.cfgs[i], d.runs[i])
+		for s := 0; s < n; s++ {
+			psetJobs = append(psetJobs, psetrepro.HWJob(cfg, d.progs[i], psets[i], d.cfgs[i].Sim.Seed+uint64(s), &psetViols[i][s]))
+		}
+	}
+	psetFirst[len(entries)] = len(psetJobs)
+	allPSet, err := experiments.RunJobs(env, psetJobs)
+	if err != nil {
+		return psetHWRuns{}, fmt.Errorf("default experiment: PSet hardware: %w", err)
+	}
+	psetRuns := make([][]sim.Result, len(entries))
+	for i := range entries {
+		psetRuns[i] = allPSet[psetFirst[i]:psetFirst[i+1]]
+	}
+	return psetHWRuns{cfg: psetrepro.HWConfig(base, nil).PSet, psets: psets, runs: psetRuns, viols: psetViols}, nil
+}
+
+// workloadsTable tabulates every workload's detector runs, for the report
+// and, as aligned text, for the terminal; instrs is the simulated
+// instructions of those runs.
+func workloadsTable(d *defaultRuns) (t *results.Table, text string, instrs uint64, err error) {
+	t = results.NewTable("workloads", "Every workload over the seeds", "workload", "kind", "class", "cores", "runs",
+		"mean cycles", "mean instructions", "buggy runs", "outcomes")
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKLOAD\tCLASS\tCORES\tRUNS\tMEAN CYCLES\tMEAN INSTRS\tOUTCOMES")
+	for i, rs := range d.runs {
+		var cyc, ins float64
+		buggy := 0
+		for _, r := range rs {
+			cyc += float64(r.Cycles)
+			ins += float64(r.Instructions)
+			instrs += r.Instructions
+			if r.Outcome != core.Pass {
+				buggy++
+			}
+		}
+		n := float64(len(rs))
+		var outs []string
+		for _, c := range sim.CountOutcomes(rs) {
+			outs = append(outs, fmt.Sprintf("%s %d", c.Outcome, c.Count))
+		}
+		en := d.entries[i]
+		t.AddRow(en.Name, en.Kind.String(), en.Class, d.cfgs[i].Machine.Cores, len(rs), cyc/n, ins/n, buggy, strings.Join(outs, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", en.Name, en.Class, d.cfgs[i].Machine.Cores, len(rs),
+			results.FormatReadable(cyc/n), results.FormatReadable(ins/n), strings.Join(outs, ", "))
+	}
+	if err := tw.Flush(); err != nil {
+		return nil, "", 0, err
+	}
+	return t, b.String(), instrs, nil
+}
+
+// workloadsSection is the report's first section: the workloads table and
+// two plots by workload group, the outcomes and the cycle breakdown.
+func workloadsSection(d *defaultRuns, t *results.Table) experiments.Section {
+	groups, groupOf := workloadGroups(d.entries)
+	share, shareData := outcomeShares(d.runs, groups, groupOf)
+	breakdown, breakdownData := cycleBreakdown(d.runs, groups, groupOf)
+	return experiments.Section{
+		Tables: []*results.Table{t},
+		Plots: []experiments.Plot{
+			{Name: "outcomes", Caption: "Outcomes over seeds, by workload group", Data: shareData, Draw: func(path string) error {
+				return results.StackedBar("Outcomes over seeds", "share of runs", groups, share, path)
+			}},
+			{Name: "breakdown", Caption: "Where the cores' cycles went, by workload group (cores that never ran a thread left out)", Data: breakdownData, Draw: func(path string) error {
+				return results.StackedBar("Cycle breakdown (cores that ran a thread)", "share of core cycles", groups, breakdown, path)
+			}},
+		},
+	}
+}
+
+// outcomeShares returns, for each outcome, each group's share of runs
+// that ended in it, and the same as a table.
+func outcomeShares(runs [][]sim.Result, groups []string, groupOf []int) ([]results.Series, *results.Table) {
+	outcomes := core.OutcomeNames()
+	share := make([]results.Series, len(outcomes))
+	runsIn := make([]float64, len(groups))
+	for i, rs := range runs {
+		runsIn[groupOf[i]] += float64(len(rs))
+	}
+	shareData := results.NewTable("outcomes", "Share of runs per outcome, by workload group", append([]string{"group"}, outcomes...)...)
+	for k, o := range outcomes {
+		share[k] = results.Series{Name: o, Values: make([]float64, len(groups))}
+		for i, rs := range runs {
+			for _, r := range rs {
+				if r.Outcome.String() == o {
+					share[k].Values[groupOf[i]] += 1 / runsIn[groupOf[i]]
+				}
+			}
+		}
+	}
+	for g := range groups {
+		srow := []any{groups[g]}
+		for k := range outcomes {
+			srow = append(srow, share[k].Values[g])
+		}
+		shareData.AddRow(srow...)
+	}
+	return share, shareData
+}
+
+// cycleBreakdown returns, for each class of core cycles, each group's
+// share of the cycles of the cores that ran a thread, and the same as a
+// table.
+func cycleBreakdown(runs [][]sim.Result, groups []string, groupOf []int) ([]results.Series, *results.Table) {
+	buckets := []string{"busy", "mem_stall", "lock_wait", "barrier_wait", "cond_wait", "join_wait", "idle"}
+	breakdown := make([]results.Series, len(buckets))
+	for k, b := range buckets {
+		breakdown[k] = results.Series{Name: b, Values: make([]float64, len(groups))}
+	}
+	totals := make([]float64, len(groups))
+	for i, rs := range runs {
+		g := groupOf[i]
+		for _, r := range rs {
+			for _, c := range r.Breakdown {
+				if !c.RanThread() {
+					continue
+				}
+				for k, v := range []uint64{c.Busy, c.MemStall, c.LockWait, c.BarrierWait, c.CondWait, c.JoinWait, c.Idle} {
+					breakdown[k].Values[g] += float64(v)
+					totals[g] += float64(v)
+				}
+			}
+		}
+	}
+	breakdownData := results.NewTable("breakdown", "Share of core cycles per class, by workload group (cores that ran a thread)", append([]string{"group"}, buckets...)...)
+	breakdownData.Notes = append(breakdownData.Notes, "Cores that never ran a thread (idle throughout) are left out.")
+	for g := range groups {
+		brow := []any{groups[g]}
+		for k := range breakdown {
+			if totals[g] > 0 {
+				breakdown[k].Values[g] /= totals[g]
+			}
+			brow = append(brow, breakdown[k].Values[g])
+		}
+		breakdownData.AddRow(brow...)
+	}
+	return breakdown, breakdownData
+}
+
+// defaultReport assembles the default experiment's report from its
+// sections and terminal text.
+func defaultReport(base configs.Config, seeds int, sections []experiments.Section, text string, instrs uint64) *experiments.Report {
+	return &experiments.Report{
+		Name:  "default",
+		Title: "weft default experiment",
+		Intro: fmt.Sprintf(`Every workload in the registry — the bug kernels of the five papers, the
+correct kernels and the synthetic profiles — over seeds %d..%d on the default
+machine (each kernel's .cores raises machine.cores where it needs more),
+with the hb, lockset, AVIO and PSet (software monitor) detectors (and BB-SW on the bug kernels)
+attached, and the detector × bug matrix they give; the same seeds again with Bugaboo's hardware on
+and with PSet's hardware on (%s, checking the PSets learned from other seeds' passing runs),
+for their columns of the matrix and their simulated-cycle overhead. Later issues add the other
+papers' detectors and hardware here.`, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1, psetrepro.DefaultMode),
+		Sections: sections,
+		Configs:  []experiments.NamedConfig{{Name: "default", Config: base}},
+		Seeds: fmt.Sprintf("%d..%d for every workload (detectors attached; again with BB-HW on, and with the PSet hardware on: all of them for a kernel, %d..%d for a synthetic profile); %d..%d train AVIO and PSet on the kernels, %d..%d PSet on the synthetic profiles",
+			base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1, base.Sim.Seed, base.Sim.Seed+uint64(min(psetProfileSeeds, seeds))-1,
+			base.Sim.Seed+uint64(seeds), base.Sim.Seed+uint64(2*seeds)-1,
+			base.Sim.Seed+uint64(seeds), base.Sim.Seed+uint64(seeds+min(psetProfileTrainSeeds, seeds))-1),
+		Command:      "weft   # or: weft reproduce default",
+		Summary:      text,
+		Instructions: instrs,
+	}
+}
+
+// psetProfileTrainSeeds is the number of seeds after the test seeds whose
+// passing runs teach a synthetic profile's PSets (its sharing repeats
+// itself, so a few runs learn every pair).
+const psetProfileTrainSeeds = 3
+
+// psetProfileSeeds is the number of a synthetic profile's seeds (the
+// first) that run again with the PSet hardware on, for its overhead: a
+// profile's cycles vary little over seeds, and the hardware slows the
+// simulator about twofold on them.
+const psetProfileSeeds = 3

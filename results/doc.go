@@ -6,5 +6,6 @@
 // SideBySide), so a reproduced table can be printed beside the paper's
 // numbers. Files are written whole or not at all (Table.Save and the plots
 // write through internal/atomicfile), and numbers follow internal/numfmt's
-// one rule. Those two are the only parts of weft it imports.
+// one rule; outcomes are coloured by the names core gives them. Those
+// three are the only parts of weft it imports.
 package results

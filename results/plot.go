@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"weft/core"
 	"weft/internal/atomicfile"
 
 	"gonum.org/v1/plot"
@@ -122,12 +123,12 @@ var dashPatterns = [][]vg.Length{
 // semanticColors are the colours of series whose names mean something.
 var semanticColors = map[string]color.Color{
 	// Outcomes: pass green, failures warm by severity.
-	"pass":         color.NRGBA{0x2c, 0xa0, 0x2c, 0xff},
-	"wrong_output": color.NRGBA{0xf2, 0xc1, 0x2e, 0xff}, // amber
-	"hang":         color.NRGBA{0xff, 0x7f, 0x0e, 0xff}, // orange
-	"error":        color.NRGBA{0xe8, 0x4a, 0x1c, 0xff}, // vermilion
-	"assert":       color.NRGBA{0xc4, 0x16, 0x1c, 0xff}, // red
-	"crash":        color.NRGBA{0x7a, 0x0b, 0x10, 0xff}, // dark red
+	core.Pass.String():        color.NRGBA{0x2c, 0xa0, 0x2c, 0xff},
+	core.WrongOutput.String(): color.NRGBA{0xf2, 0xc1, 0x2e, 0xff}, // amber
+	core.Hang.String():        color.NRGBA{0xff, 0x7f, 0x0e, 0xff}, // orange
+	core.Error.String():       color.NRGBA{0xe8, 0x4a, 0x1c, 0xff}, // vermilion
+	core.Assert.String():      color.NRGBA{0xc4, 0x16, 0x1c, 0xff}, // red
+	core.Crash.String():       color.NRGBA{0x7a, 0x0b, 0x10, 0xff}, // dark red
 	// Cycle breakdown: work blue, memory cyan, waits warm, idle grey.
 	"busy":         color.NRGBA{0x1f, 0x77, 0xb4, 0xff},
 	"mem_stall":    color.NRGBA{0x17, 0xbe, 0xcf, 0xff},

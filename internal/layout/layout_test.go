@@ -17,7 +17,8 @@ var allowed = []struct {
 	{"core", nil},
 	{"isa", nil},
 	{"configs", nil},
-	{"results", nil},
+	// results colours outcomes by the names core gives them.
+	{"results", []string{"core"}},
 	{"coherence", []string{"core"}},
 	{"cpu", []string{"core", "isa", "coherence"}},
 	{"cpu/...", []string{"cpu", "core", "isa", "coherence"}},

@@ -510,6 +510,10 @@ const (
 // when an extension's check would run: every check must be one the core
 // skips because the granule's owner field is the accessing thread's
 // (Port.OnCheckOwned), which costs and changes nothing.
+//
+// Every call of the path is made here, not inside another callee: each is
+// then a hot edge of cmd/weft/default.pgo, and profile-guided inlining
+// gives the path back its speed (BENCHMARKS.md, issue 22).
 func (c *Core) direct(in *isa.Instruction) int8 {
 	st := &c.st
 	if !st.Issued {
@@ -560,7 +564,8 @@ func (c *Core) directLock(in *isa.Instruction, a uint64) int8 {
 		if (unlock && v != held) || (!unlock && v != 0) {
 			return directGeneral
 		}
-		c.commitHit(f, write)
+		c.m.mem.Commit(c.id, f, write, !st.Counted)
+		c.hitLatency()
 		switch {
 		case unlock:
 			st.Bucket = MemStall
@@ -644,24 +649,22 @@ func (m *Machine) legal(a uint64) bool {
 // or a check the core would not skip.
 func (c *Core) hit(a uint64, write bool) int {
 	m := c.m
+	var f int
 	if len(m.checks) == 0 {
-		f := m.mem.Hit(c.id, a, write, !c.st.Counted)
-		if f >= 0 {
-			c.st.Hit = true
-			c.st.Lat = m.spec.HitCycles
-		}
-		return f
+		f = m.mem.Hit(c.id, a, write, !c.st.Counted)
+	} else if f = c.lookupHit(a, write); f >= 0 {
+		m.mem.Commit(c.id, f, write, !c.st.Counted)
 	}
-	f := c.lookupHit(a, write)
 	if f >= 0 {
-		c.commitHit(f, write)
+		c.hitLatency()
 	}
 	return f
 }
 
 // lookupHit returns a's L1 frame when a hit with the permission asked for
 // needs no check phase (no extension checks, or checksSkipped), else -1.
-// Nothing is committed.
+// Nothing is committed: the caller commits the hit (System.Commit, counted
+// unless a retry was) and calls hitLatency, as line does.
 func (c *Core) lookupHit(a uint64, write bool) int {
 	m := c.m
 	f := m.mem.Lookup(c.id, a, write)
@@ -671,14 +674,10 @@ func (c *Core) lookupHit(a uint64, write bool) int {
 	return f
 }
 
-// commitHit commits a hit found by lookupHit, as line does: the cache
-// side (counted unless a retry was), and the hit latency to add once the
-// access is performed.
-func (c *Core) commitHit(f int, write bool) {
-	st := &c.st
-	c.m.mem.Commit(c.id, f, write, !st.Counted)
-	st.Hit = true
-	st.Lat = c.m.spec.HitCycles
+// hitLatency marks the access being performed as an L1 hit, whose latency
+// is added once it is performed.
+func (c *Core) hitLatency() {
+	c.st.Hit, c.st.Lat = true, c.m.spec.HitCycles
 }
 
 // checksSkipped reports whether every extension's check of an access to a

@@ -2,12 +2,12 @@
 // the Report with its sections, tables and plots, the report writer (Write:
 // NAME.md, one CSV per table or figure under NAME/, plots), and the
 // helpers several papers use (running jobs, a run's statistics, detector
-// options, reference-table cells, means and medians). It also holds
-// weft's own machine studies (machine.go) and the report of a sweep
-// (sweep.go).
+// options, reference-table cells, means and medians, building a named
+// workload for a config).
 //
 // Each paper's reproduction is a sub-package (bugaboo, pset, conseq,
-// falcon, inference) and the default experiment is suite; they import this
+// falcon, inference), weft's own machine studies are machine, and the
+// default experiment is suite; they import this
 // package, never one another except suite, which takes the Bugaboo and
 // PSet hardware columns from bugaboo and pset. experiments/all lists them
 // all for `weft reproduce`.

@@ -2,9 +2,11 @@ package experiments
 
 import (
 	"weft/analysis"
+	"weft/configs"
 	"weft/isa"
 	"weft/results"
 	"weft/sim"
+	"weft/workloads"
 )
 
 // DetectorOptions attaches fresh instances of the named detectors to a run
@@ -61,4 +63,14 @@ func Median(xs []float64) float64 {
 		return 0
 	}
 	return results.Summarize(xs).Median
+}
+
+// ProgramFor builds a named workload for a config's core count.
+func ProgramFor(name string, cfg configs.Config) (*isa.Program, configs.Config, error) {
+	prog, err := workloads.ProgramFor(name, cfg.Machine.Cores)
+	if err != nil {
+		return nil, cfg, err
+	}
+	cfg, _ = sim.FitCores(cfg, prog)
+	return prog, cfg, nil
 }

@@ -52,6 +52,7 @@ package avio
 
 import (
 	"fmt"
+	"weft/detectors/shadow"
 
 	"weft/core"
 	"weft/isa"
@@ -118,8 +119,7 @@ type tripleKey struct {
 type Detector struct {
 	prog     *isa.Program
 	opts     Options
-	words    []word
-	top      int // one past the highest word index accessed
+	words    shadow.Memory[word]
 	seq      uint64
 	seen     map[tripleKey]struct{}
 	findings []core.Finding
@@ -163,7 +163,7 @@ func (d *Detector) Observe(e *core.Event) {
 // crash counts the access a faulting instruction attempted: a ld reads, a
 // cas, xchg or fadd is an RMW, anything else writes.
 func (d *Detector) crash(e *core.Event) {
-	op, ok := d.prog.FaultOp(e.PC, e.Addr, isa.DataBase+uint64(d.top)*isa.WordBytes)
+	op, ok := d.prog.FaultOp(e.PC, e.Addr, d.words.End())
 	switch {
 	case ok && op.IsRMW():
 		d.rmw(e.Thread, e.PC, e.Addr)
@@ -181,19 +181,6 @@ func (d *Detector) rmw(tid, pc int32, a uint64) {
 		d.access(tid, pc, a, false)
 	}
 	d.access(tid, pc, a, true)
-}
-
-// word returns the shadow word for a, growing the shadow as needed.
-func (d *Detector) word(a uint64) *word {
-	i := int((a - isa.DataBase) / isa.WordBytes)
-	if i >= d.top {
-		d.top = i + 1
-		if i >= len(d.words) {
-			n := max(2*len(d.words), i+1, 64)
-			d.words = append(d.words, make([]word, n-len(d.words))...)
-		}
-	}
-	return &d.words[i]
 }
 
 // localOf returns tid's last access to w, adding an empty one if it has
@@ -219,7 +206,7 @@ func (d *Detector) access(tid, pc int32, a uint64, write bool) {
 		return
 	}
 	d.seq++
-	w := d.word(a)
+	w := d.words.Word(a)
 	l := w.localOf(tid)
 	if l.seq != 0 {
 		// Everything on this word later than l was done by other threads.

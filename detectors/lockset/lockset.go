@@ -49,6 +49,7 @@ package lockset
 
 import (
 	"fmt"
+	"weft/detectors/shadow"
 
 	"weft/core"
 	"weft/isa"
@@ -113,8 +114,7 @@ type thread struct {
 type Detector struct {
 	prog     *isa.Program
 	opts     Options
-	words    []word
-	top      int // one past the highest word index accessed
+	words    shadow.Memory[word]
 	threads  []thread
 	locks    lockTable
 	findings []core.Finding
@@ -169,7 +169,7 @@ func (d *Detector) Observe(e *core.Event) {
 // crash counts the access a faulting instruction attempted: a ld reads, a
 // cas, xchg or fadd is an RMW, anything else writes.
 func (d *Detector) crash(e *core.Event) {
-	if op, ok := d.prog.FaultOp(e.PC, e.Addr, isa.DataBase+uint64(d.top)*isa.WordBytes); ok {
+	if op, ok := d.prog.FaultOp(e.PC, e.Addr, d.words.End()); ok {
 		d.access(e.Thread, e.PC, e.Addr, op != isa.OpLd, op.IsRMW() && !d.opts.RMWPlain)
 	}
 }
@@ -232,19 +232,6 @@ func grow(s []uint32, n int) []uint32 {
 	return s
 }
 
-// word returns the shadow word for a, growing the shadow as needed.
-func (d *Detector) word(a uint64) *word {
-	i := int((a - isa.DataBase) / isa.WordBytes)
-	if i >= d.top {
-		d.top = i + 1
-		if i >= len(d.words) {
-			n := max(2*len(d.words), i+1, 64)
-			d.words = append(d.words, make([]word, n-len(d.words))...)
-		}
-	}
-	return &d.words[i]
-}
-
 // access runs Eraser's state machine for one access by tid.
 func (d *Detector) access(tid, pc int32, a uint64, write, atomic bool) {
 	if a < isa.DataBase {
@@ -261,7 +248,7 @@ func (d *Detector) access(tid, pc int32, a uint64, write, atomic bool) {
 		held = d.locks.with(held, atomicLock)
 	}
 	clk := th.vc[tid]
-	w := d.word(a)
+	w := d.words.Word(a)
 	cur := acc{tid1: tid + 1, pc: pc, write: write}
 	// The other thread's last access, as it was before this one.
 	prev := w.last

@@ -57,6 +57,7 @@ package pset
 
 import (
 	"weft/core"
+	"weft/detectors/shadow"
 	"weft/isa"
 )
 
@@ -120,8 +121,7 @@ type cand struct {
 type tracker struct {
 	prog       *isa.Program
 	ignoreSync bool
-	words      []word
-	top        int
+	words      shadow.Memory[word]
 	cands      []cand
 }
 
@@ -148,7 +148,7 @@ func (t *tracker) observe(e *core.Event, v visit) {
 // crash counts the access a faulting instruction attempted.
 func (t *tracker) crash(e *core.Event, v visit) {
 	a := e.Addr
-	op, ok := t.prog.FaultOp(e.PC, a, isa.DataBase+uint64(t.top)*isa.WordBytes)
+	op, ok := t.prog.FaultOp(e.PC, a, t.words.End())
 	if !ok || t.ignoreSync && op.IsSync() {
 		return
 	}
@@ -162,26 +162,13 @@ func (t *tracker) crash(e *core.Event, v visit) {
 	}
 }
 
-// word returns the shadow word of a, growing the shadow as needed.
-func (t *tracker) word(a uint64) *word {
-	i := int((a - isa.DataBase) / isa.WordBytes)
-	if i >= t.top {
-		t.top = i + 1
-		if i >= len(t.words) {
-			n := max(2*len(t.words), i+1, 64)
-			t.words = append(t.words, make([]word, n-len(t.words))...)
-		}
-	}
-	return &t.words[i]
-}
-
 // access processes one access: a read, a write, or (both) an RMW's read
 // then write.
 func (t *tracker) access(tid, pc int32, a uint64, read, write bool, v visit) {
 	if a < isa.DataBase || a%isa.WordBytes != 0 {
 		return
 	}
-	w := t.word(a)
+	w := t.words.Word(a)
 	if read {
 		t.cands = t.cands[:0]
 		if w.written && w.w.tid != tid && !w.hasReader(w.w.tid) && !w.hasReader(tid) {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"weft/core"
+	"weft/detectors/shadow"
 	"weft/isa"
 )
 
@@ -74,7 +75,7 @@ next:
 // Trim drops the run's shadow memory once the run has ended, keeping what
 // Violations and Trainer.Add need: a learner that holds recorders of many
 // runs then holds only their pairs.
-func (r *Recorder) Trim() { r.tr.words, r.tr.cands, r.tr.top = nil, nil, 0 }
+func (r *Recorder) Trim() { r.tr.words, r.tr.cands = shadow.Memory[word]{}, nil }
 
 // Program returns the program the recorder's PCs belong to.
 func (r *Recorder) Program() *isa.Program { return r.tr.prog }

@@ -15,6 +15,7 @@ import (
 	"weft/experiments/conseq"
 	"weft/experiments/falcon"
 	"weft/experiments/inference"
+	"weft/experiments/machine"
 	"weft/experiments/pset"
 	"weft/experiments/suite"
 )
@@ -23,8 +24,8 @@ import (
 func List() []experiments.Experiment {
 	es := []experiments.Experiment{
 		suite.Experiment(),
-		experiments.MachineScaling(),
-		experiments.MachineCache(),
+		machine.Scaling(),
+		machine.Cache(),
 		bugaboo.Table5Experiment(),
 		bugaboo.Experiment(),
 		pset.Experiment(),

@@ -336,7 +336,7 @@ type bbTrapCounter struct{ traps, cycles uint64 }
 // Observe counts one CTTrapBegin.
 func (c *bbTrapCounter) Observe(e *core.Event) {
 	c.traps++
-	c.cycles += e.Words[1]
+	c.cycles += e.TrapCost()
 }
 
 // runBugabooSweep runs the profiles, lengthened, with one central table of

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	bbhw "weft/cpu/bugaboo"
 
 	"weft/configs"
 	"weft/core"
@@ -107,14 +108,14 @@ type bbCounters struct {
 
 // countersOf reads a run's counters (BB-HW's are 0 when it was off).
 func countersOf(r sim.Result) bbCounters {
-	g := func(name string) float64 { return experiments.GroupStat(r, "ext.bugaboo", name) }
+	g := func(name string) float64 { return experiments.GroupStat(r, bbhw.StatGroup, name) }
 	return bbCounters{
 		memOps: experiments.Stat(r, "mem_ops"), rd: experiments.Stat(r, "l1_read_misses"), wr: experiments.Stat(r, "l1_write_misses"),
 		upgr: experiments.Stat(r, "l1_upgrade_misses"), coh: experiments.Stat(r, "l1_coherence_misses"),
 		rdPer10k: experiments.Stat(r, "l1_read_misses_per_10k"), wrPer10k: experiments.Stat(r, "l1_write_misses_per_10k"),
 		cohPer10k: experiments.Stat(r, "l1_coherence_misses_per_10k"), upgrPer10k: experiments.Stat(r, "l1_upgrade_misses_per_10k"),
-		metaWrites: g("meta_writes"), ctInserts: g("ct_inserts"), ctRAW: g("ct_raw"), ctWAW: g("ct_waw"), ctMEM: g("ct_mem"),
-		traps: g("traps"), drops: g("ct_drops"), cycles: float64(r.Cycles),
+		metaWrites: g(bbhw.CounterMetaWrites), ctInserts: g(bbhw.CounterInserts), ctRAW: g(bbhw.CounterRAW), ctWAW: g(bbhw.CounterWAW), ctMEM: g(bbhw.CounterMEM),
+		traps: g(bbhw.CounterTraps), drops: g(bbhw.CounterDrops), cycles: float64(r.Cycles),
 	}
 }
 

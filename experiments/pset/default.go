@@ -2,6 +2,7 @@ package pset
 
 import (
 	"slices"
+	psethw "weft/cpu/pset"
 
 	"weft/configs"
 	"weft/core"
@@ -55,7 +56,7 @@ func (v *Violations) Observe(e *core.Event) {
 		v.pairs = map[psetPair]bool{}
 	}
 	v.events++
-	v.pairs[psetPair{int32(e.Words[0]), e.PC}] = true
+	v.pairs[psetPair{e.Pred(), e.PC}] = true
 }
 
 // involves reports whether one of the pairs has an instruction of bugs.
@@ -150,7 +151,7 @@ func ScoreHW(prog *isa.Program, off, on []sim.Result, viols []*Violations) HWSco
 		}
 		if r.Outcome == core.Hang {
 			out.HangsOn++
-			if experiments.GroupStat(r, "ext.pset", "stalls") > 0 && experiments.GroupStat(r, "ext.pset", "stall_timeouts")+experiments.GroupStat(r, "ext.pset", "rollbacks") == 0 {
+			if experiments.GroupStat(r, psethw.StatGroup, psethw.CounterStalls) > 0 && experiments.GroupStat(r, psethw.StatGroup, psethw.CounterStallTimeouts)+experiments.GroupStat(r, psethw.StatGroup, psethw.CounterRollbacks) == 0 {
 				out.HungStalled++
 			}
 		}
@@ -160,7 +161,7 @@ func ScoreHW(prog *isa.Program, off, on []sim.Result, viols []*Violations) HWSco
 		if i < len(off) && off[i].Outcome == core.Hang {
 			out.HangsOff++
 		}
-		if experiments.GroupStat(r, "ext.pset", "stalls")+experiments.GroupStat(r, "ext.pset", "rollbacks") > 0 {
+		if experiments.GroupStat(r, psethw.StatGroup, psethw.CounterStalls)+experiments.GroupStat(r, psethw.StatGroup, psethw.CounterRollbacks) > 0 {
 			out.Acted++
 		}
 		var v *Violations

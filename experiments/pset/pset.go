@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	psethw "weft/cpu/pset"
 
 	"weft/analysis"
 	"weft/configs"
@@ -566,7 +567,7 @@ func table2Options(mode string, ps isa.PSets, w, req *[]float64) func() []sim.Op
 							*req = append(*req, float64(last))
 						}
 						last = -1
-					case e.Words[3] == 1:
+					case e.Stalled():
 						last = max(last, e.Value)
 					}
 				}))}
@@ -592,9 +593,9 @@ func (r *table2Runs) overhead(over *results.Table, i int, k *psetKernel) (float6
 			continue
 		}
 		offC, onC = append(offC, float64(off.Cycles)), append(onC, float64(on.Cycles))
-		g, _ := on.Groups.Get("ext.pset")
-		c, _ := g.Stats.Get("checks")
-		cc, _ := g.Stats.Get("check_cycles")
+		g, _ := on.Groups.Get(psethw.StatGroup)
+		c, _ := g.Stats.Get(psethw.CounterChecks)
+		cc, _ := g.Stats.Get(psethw.CounterCheckCycles)
 		checks, checkCyc = checks+c, checkCyc+cc
 		metaB += experiments.Stat(on, "meta_bytes")
 		memOps += experiments.Stat(on, "mem_ops")
@@ -628,14 +629,14 @@ func (r *table2Runs) counts(i int) table2Counts {
 				c.fail[m]++
 			}
 			if m == 3 {
-				g, _ := res.Groups.Get("ext.pset")
-				rb, _ := g.Stats.Get("rollbacks")
+				g, _ := res.Groups.Get(psethw.StatGroup)
+				rb, _ := g.Stats.Get(psethw.CounterRollbacks)
 				c.rollbacks += uint64(rb)
 			}
 			if m == 1 {
-				g, _ := res.Groups.Get("ext.pset")
-				st, _ := g.Stats.Get("stalls")
-				to, _ := g.Stats.Get("stall_timeouts")
+				g, _ := res.Groups.Get(psethw.StatGroup)
+				st, _ := g.Stats.Get(psethw.CounterStalls)
+				to, _ := g.Stats.Get(psethw.CounterStallTimeouts)
 				c.stalls += uint64(st)
 				c.timeouts += uint64(to)
 			}
@@ -840,7 +841,7 @@ func psetSensitivity(env experiments.Env, ks []*psetKernel, nTrain int) (experim
 		}
 	}
 	runs := min(psetSensitivityRuns, 2*nTrain)
-	type pairs struct{ evs [][3]int64 } // pred, pc, stalled
+	type pairs struct{ evs [][2]int64 } // pred, pc
 	logs := make([]*pairs, len(ks)*len(sets)*runs)
 	var jobs []sim.Job
 	for _, k := range ks {
@@ -855,7 +856,7 @@ func psetSensitivity(env experiments.Env, ks []*psetKernel, nTrain int) (experim
 				logs[len(jobs)] = l
 				jobs = append(jobs, sim.Job{Config: cfg, Program: k.prog, Seed: cfg.Sim.Seed + uint64(nTrain+s), Options: func() []sim.Option {
 					return []sim.Option{sim.WithPSets(ps), sim.WithObserver(core.MaskOf(core.KindPSetViolation), core.ObserverFunc(func(e *core.Event) {
-						l.evs = append(l.evs, [3]int64{int64(e.Words[0]), int64(e.PC), int64(e.Words[3])})
+						l.evs = append(l.evs, [2]int64{int64(e.Pred()), int64(e.PC)})
 					}))}
 				}})
 			}
@@ -886,7 +887,7 @@ func psetSensitivity(env experiments.Env, ks []*psetKernel, nTrain int) (experim
 				kc = append(kc, float64(r.Cycles))
 				for _, e := range logs[i].evs {
 					if r.Outcome == core.Pass {
-						static[[2]int64{e[0], e[1]}] = true
+						static[e] = true
 					} else if bug[e[0]] || bug[e[1]] {
 						found = true
 					}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	psethw "weft/cpu/pset"
 
 	"weft/configs"
 	"weft/core"
@@ -113,12 +114,12 @@ func psetCheckpointSweep(env experiments.Env, ks []*psetKernel, nTrain int) (exp
 				if r.Outcome != core.Pass {
 					f++
 				}
-				g, _ := r.Groups.Get("ext.pset")
-				v, _ := g.Stats.Get("rollbacks")
+				g, _ := r.Groups.Get(psethw.StatGroup)
+				v, _ := g.Stats.Get(psethw.CounterRollbacks)
 				rb += v
-				v, _ = g.Stats.Get("rollbacks_exhausted")
+				v, _ = g.Stats.Get(psethw.CounterRollbacksExhausted)
 				acc += v
-				v, _ = g.Stats.Get("checkpoints")
+				v, _ = g.Stats.Get(psethw.CounterCheckpoints)
 				ckpts += v
 				win = append(win, wins[j]...)
 			}
@@ -242,7 +243,7 @@ type psetHWLog struct{ pairs [][2]int64 }
 func psetHWLogOptions(ps isa.PSets, l *psetHWLog) func() []sim.Option {
 	return func() []sim.Option {
 		return []sim.Option{sim.WithPSets(ps), sim.WithObserver(core.MaskOf(core.KindPSetViolation), core.ObserverFunc(func(e *core.Event) {
-			l.pairs = append(l.pairs, [2]int64{int64(e.Words[0]), int64(e.PC)})
+			l.pairs = append(l.pairs, [2]int64{int64(e.Pred()), int64(e.PC)})
 		}))}
 	}
 }

@@ -3,6 +3,7 @@ package pset
 import (
 	"fmt"
 	"strings"
+	psethw "weft/cpu/pset"
 
 	"weft/configs"
 	"weft/core"
@@ -110,13 +111,13 @@ func (o *psetT3Observer) Observe(e *core.Event) {
 	}
 	switch e.Kind {
 	case core.KindPSetViolation:
-		pred := int32(e.Words[0])
+		pred := e.Pred()
 		isFalse := !o.bug[e.PC] && !o.bug[pred]
 		if isFalse {
 			o.c.pairs[[2]int32{pred, e.PC}] = true
 		}
 		v := t3Viol{ok: true, core: e.Core, thread: e.Thread, cycle: e.Cycle, pc: e.PC, addr: e.Addr, false_: isFalse}
-		if e.Words[3] == 1 {
+		if e.Stalled() {
 			if o.viol[e.Core].same(e) {
 				v.false_ = v.false_ && o.viol[e.Core].false_
 			}
@@ -139,7 +140,7 @@ func (o *psetT3Observer) Observe(e *core.Event) {
 			o.stallOf[e.Core] = t3Viol{}
 		}
 	case core.KindStallEnd:
-		if v := o.stallOf[e.Core]; v.ok && e.Words[0] == 0 {
+		if v := o.stallOf[e.Core]; v.ok && !e.TimedOut() {
 			v.cycle = e.Cycle
 			o.ended = v
 		}
@@ -322,8 +323,8 @@ func (tl *psetT3Tally) add(t, paper *results.Table, p *psetT3Program, runs []sim
 		for k := range c.pairs {
 			pairs[k] = true
 		}
-		g, _ := r.Groups.Get("ext.pset")
-		u, _ := g.Stats.Get("pset_updates")
+		g, _ := r.Groups.Get(psethw.StatGroup)
+		u, _ := g.Stats.Get(psethw.CounterPSetUpdates)
 		updates += int(u)
 	}
 	total := st + rb + cn

@@ -3,6 +3,9 @@ package suite
 import (
 	"fmt"
 	"strings"
+	"weft/cpu"
+	bbhw "weft/cpu/bugaboo"
+	psethw "weft/cpu/pset"
 
 	"weft/configs"
 	"weft/experiments"
@@ -37,13 +40,13 @@ func (c psetCost) overhead() float64 { return 100 * (c.on - c.off) / c.off }
 func psetCostOf(off, on []sim.Result) psetCost {
 	var c psetCost
 	for j := range on {
-		rb := experiments.GroupStat(on[j], "ext.pset", "rollback_cycles")
+		rb := experiments.GroupStat(on[j], psethw.StatGroup, psethw.CounterRollbackCycles)
 		c.off += float64(off[j].Cycles)
 		c.on += float64(on[j].Cycles) + rb
-		c.check += experiments.GroupStat(on[j], "ext.pset", "check_cycles")
-		c.stall += experiments.GroupStat(on[j], "ext.pset", "stall_cycles")
+		c.check += experiments.GroupStat(on[j], psethw.StatGroup, psethw.CounterCheckCycles)
+		c.stall += experiments.GroupStat(on[j], psethw.StatGroup, psethw.CounterStallCycles)
 		c.rollback += rb
-		c.rbs += experiments.GroupStat(on[j], "ext.pset", "rollbacks")
+		c.rbs += experiments.GroupStat(on[j], psethw.StatGroup, psethw.CounterRollbacks)
 	}
 	return c
 }
@@ -130,10 +133,10 @@ func (o *overheads) add(t *results.Table, en workloads.Entry, runs, hwRuns, pset
 	for j := range runs {
 		off += float64(runs[j].Cycles)
 		on += float64(hwRuns[j].Cycles)
-		inserts += experiments.GroupStat(hwRuns[j], "ext.bugaboo", "ct_inserts")
-		traps += experiments.GroupStat(hwRuns[j], "ext.bugaboo", "traps")
-		drops += experiments.GroupStat(hwRuns[j], "ext.bugaboo", "ct_drops")
-		m, _ := hwRuns[j].Stats.Get("mem_ops")
+		inserts += experiments.GroupStat(hwRuns[j], bbhw.StatGroup, bbhw.CounterInserts)
+		traps += experiments.GroupStat(hwRuns[j], bbhw.StatGroup, bbhw.CounterTraps)
+		drops += experiments.GroupStat(hwRuns[j], bbhw.StatGroup, bbhw.CounterDrops)
+		m, _ := hwRuns[j].Stats.Get(cpu.StatMemOps.String())
 		memOps += m
 	}
 	n := float64(len(runs))

@@ -43,7 +43,7 @@ var allowed = []struct {
 	// from those papers' packages, and the registry imports them all.
 	{"experiments/all", []string{"experiments", "experiments/..."}},
 	{"experiments/suite", []string{"core", "isa", "configs", "workloads", "sim", "analysis", "detectors", "detectors/...", "results", "experiments", "experiments/bugaboo", "experiments/pset", "cpu", "cpu/...", "coherence"}},
-	{"experiments/...", []string{"core", "isa", "configs", "workloads", "sim", "analysis", "detectors", "detectors/...", "results", "experiments", "cpu", "cpu/...", "coherence"}},
+	{"experiments/...", []string{"core", "isa", "configs", "workloads", "sim", "analysis", "sweep", "detectors", "detectors/...", "results", "experiments", "cpu", "cpu/...", "coherence"}},
 	{"cmd/weft", []string{"*"}},
 	{"internal/...", nil},
 }

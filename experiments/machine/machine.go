@@ -1,11 +1,14 @@
-package experiments
+// Package machine holds weft's machine studies: the synthetic profiles
+// swept over one machine parameter (core count, L1 size), with no paper
+// table to compare with. They are the baseline the hardware extensions'
+// overheads are measured against.
+package machine
 
 import (
 	"fmt"
 
-	"weft/configs"
 	"weft/core"
-	"weft/isa"
+	"weft/experiments"
 	"weft/results"
 	"weft/sim"
 	"weft/sweep"
@@ -40,7 +43,7 @@ type sweepStudy struct {
 	intro, comment string
 }
 
-func (s sweepStudy) run(env Env) (*Report, error) {
+func (s sweepStudy) run(env experiments.Env) (*experiments.Report, error) {
 	values := s.values
 	if env.Quick {
 		values = s.quickValues
@@ -66,17 +69,17 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 		value    int64
 	}
 	var points []point
-	var jobs []job
+	var jobs []sim.Job
 	for w, name := range names {
 		for i, v := range values {
 			pt := plan.Points[i*len(names)+w]
 			points = append(points, point{name, v})
 			for r := 0; r < seeds; r++ {
-				jobs = append(jobs, job{Config: pt.Config, Program: pt.Program, Seed: sw.Seed + uint64(r)})
+				jobs = append(jobs, sim.Job{Config: pt.Config, Program: pt.Program, Seed: sw.Seed + uint64(r)})
 			}
 		}
 	}
-	runs, err := RunJobs(env, jobs)
+	runs, err := experiments.RunJobs(env, jobs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
@@ -121,7 +124,7 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 		t.AddRow(row...)
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("Means over %d seeds; ci95 is the half-width of the 95%% confidence interval (t distribution).", seeds))
-	sec := Section{Tables: []*results.Table{t}, Comment: s.comment}
+	sec := experiments.Section{Tables: []*results.Table{t}, Comment: s.comment}
 	for i, m := range metrics {
 		var series []results.LineSeries
 		for _, name := range names {
@@ -135,7 +138,7 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 				data.AddRow(ls.Name, ls.X[k], ls.Y[k], ls.YErr[k])
 			}
 		}
-		sec.Plots = append(sec.Plots, Plot{
+		sec.Plots = append(sec.Plots, experiments.Plot{
 			Name:    s.name + "-" + m.Name,
 			Caption: title + " (one line per profile, error bars: 95% CI over seeds)",
 			Data:    data,
@@ -144,21 +147,21 @@ func (s sweepStudy) run(env Env) (*Report, error) {
 			},
 		})
 	}
-	return &Report{
+	return &experiments.Report{
 		Name:         s.name,
 		Title:        s.title,
 		Intro:        s.intro,
-		Sections:     []Section{sec},
-		Configs:      []NamedConfig{{Name: s.base + fmt.Sprintf(" with %s swept over %v", s.key, values), Config: plan.Base}},
+		Sections:     []experiments.Section{sec},
+		Configs:      []experiments.NamedConfig{{Name: s.base + fmt.Sprintf(" with %s swept over %v", s.key, values), Config: plan.Base}},
 		Seeds:        fmt.Sprintf("%d..%d at every point", sw.Seed, sw.Seed+uint64(seeds)-1),
 		Command:      "weft reproduce " + s.name,
 		Summary:      fmt.Sprintf("%d profiles × %d values of %s × %d seeds", len(names), len(values), s.key, seeds),
-		Instructions: TotalInstructions(runs),
+		Instructions: experiments.TotalInstructions(runs),
 	}, nil
 }
 
-// MachineScaling is `weft reproduce machine-scaling`.
-func MachineScaling() Experiment {
+// Scaling is `weft reproduce machine-scaling`.
+func Scaling() experiments.Experiment {
 	s := sweepStudy{
 		name: "machine-scaling", title: "Synthetic profiles across core counts",
 		key: "machine.cores", axisLabel: "cores",
@@ -177,11 +180,11 @@ measured.`,
 barrier-phased SPLASH-2 profiles) see coherence misses and bus transactions per operation grow with the
 core count, and their cycles stop falling early.`,
 	}
-	return Experiment{Name: s.name, Title: s.title, Run: s.run}
+	return experiments.Experiment{Name: s.name, Title: s.title, Run: s.run}
 }
 
-// MachineCache is `weft reproduce machine-cache`.
-func MachineCache() Experiment {
+// Cache is `weft reproduce machine-cache`.
+func Cache() experiments.Experiment {
 	s := sweepStudy{
 		name: "machine-cache", title: "Synthetic profiles across L1 sizes",
 		key: "cache.l1.size_bytes", axisLabel: "L1 size (bytes)",
@@ -193,15 +196,5 @@ set fits; coherence misses do not depend on the size.`,
 		comment: `No paper table to compare with. The profiles' private working sets were sized against the 32 KB L1 of
 the Bugaboo machine, so the knee of the miss-rate curves sits near 32–64 KB by construction.`,
 	}
-	return Experiment{Name: s.name, Title: s.title, Run: s.run}
-}
-
-// ProgramFor builds a named workload for a config's core count.
-func ProgramFor(name string, cfg configs.Config) (*isa.Program, configs.Config, error) {
-	prog, err := workloads.ProgramFor(name, cfg.Machine.Cores)
-	if err != nil {
-		return nil, cfg, err
-	}
-	cfg, _ = sim.FitCores(cfg, prog)
-	return prog, cfg, nil
+	return experiments.Experiment{Name: s.name, Title: s.title, Run: s.run}
 }

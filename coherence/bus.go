@@ -2,7 +2,6 @@ package coherence
 
 import (
 	"fmt"
-	"math/bits"
 
 	"weft/core"
 )
@@ -45,6 +44,10 @@ func (s *System) RequestCounted(c int, thread int32, addr uint64, write bool, pc
 	r := request{core: int32(c), thread: thread, write: write, pc: pc, addr: addr, at: at}
 	if len(s.hooks.issue) != 0 {
 		s.issueHooks(r, line)
+	}
+	if s.spec.Split {
+		s.splitRequest(r, line)
+		return
 	}
 	if !st.busy {
 		s.grant(r, at+s.spec.ArbCycles)
@@ -99,47 +102,9 @@ func (s *System) grant(r request, g core.Cycle) {
 	if !ok {
 		return
 	}
-	owner, sharers := false, 0
-	for h := s.holders(c, line); h != 0; h &= h - 1 {
-		o := bits.TrailingZeros64(h)
-		f := s.find(o, line)
-		st.holderFrame[o] = int32(f)
-		if f >= 0 {
-			sharers++
-			if st.states[f] == Exclusive || st.states[f] == Modified {
-				owner = true
-			}
-		}
-	}
-	lat := s.spec.SnoopCycles
-	switch kind {
-	case TxnBusRd, TxnBusRdX:
-		payload := s.spec.LineBytes
-		if owner {
-			lat += s.spec.C2CCycles
-			payload += s.metaBytes
-		} else {
-			lat += s.spec.MemCycles
-			// The records fillFromMemory moves, as it moves them: a
-			// sharer's on a read (free in the ideal store), memory's when
-			// no cache holds the line (written-back records only), and one
-			// per invalidated sharer on a read for ownership.
-			switch {
-			case kind == TxnBusRd && sharers > 0 && s.spec.SharerMetaOnMemRead && s.spec.MetaEvict != MetaIdeal:
-				payload += s.metaBytes
-			case sharers == 0 && s.spec.MetaEvict == MetaWriteback:
-				payload += s.metaBytes
-			}
-			if kind == TxnBusRdX {
-				payload += sharers * s.metaBytes
-			}
-		}
-		lat += s.xfer(payload)
-	case TxnBusUpgr:
-		if s.metaBytes > 0 && sharers > 0 {
-			lat += s.xfer(sharers * s.metaBytes)
-		}
-	}
+	owner, sharers := s.scanHolders(c, line)
+	wait, bytes := s.dataPhase(kind, line, owner, sharers)
+	lat := s.spec.SnoopCycles + wait + s.xfer(bytes)
 	done := g + lat
 	st.busy = true
 	st.cur = r
@@ -152,7 +117,15 @@ func (s *System) grant(r request, g core.Cycle) {
 
 // Handle completes the transaction in flight (the engine calls it).
 func (s *System) Handle(now core.Cycle, op int32, arg uint64) {
-	if op != opComplete {
+	switch op {
+	case opComplete:
+	case opOrder:
+		s.order(now, int(arg))
+		return
+	case opArrive:
+		s.arrive(now, int(arg))
+		return
+	default:
 		s.fail(fmt.Errorf("coherence: unknown bus event op %d", op))
 		return
 	}

@@ -1,6 +1,7 @@
 // Package coherence models the memory system: private set-associative L1
 // caches that hold the data, the MESI protocol as an explicit transition
-// table, an atomic snooping bus with FIFO arbitration, main memory, and the
+// table, a snooping bus with FIFO arbitration (atomic, or split-transaction
+// with transient states), an optional shared L2, main memory, and the
 // per-line metadata mechanism that hardware extensions build on.
 package coherence
 
@@ -9,16 +10,22 @@ import "fmt"
 // State is a MESI line state.
 type State uint8
 
-// The MESI states.
+// The MESI states, then the transient states of the split-transaction bus
+// (named as SLICC names them): a miss past its order point whose data has
+// not arrived. The atomic bus never enters them.
 const (
 	Invalid State = iota
 	Shared
 	Exclusive
 	Modified
+	// ISD is a read miss waiting for its data (I → S or E).
+	ISD
+	// IMD is a write miss waiting for its data (I → M).
+	IMD
 	numStates
 )
 
-var stateNames = [numStates]string{"I", "S", "E", "M"}
+var stateNames = [numStates]string{"I", "S", "E", "M", "IS_D", "IM_D"}
 
 // String returns the one-letter state name.
 func (s State) String() string {
@@ -39,10 +46,12 @@ const (
 	SnoopBusRdX
 	SnoopBusUpgr
 	Evict
+	// DataResp is the arrival of a split-bus miss's data at the requester.
+	DataResp
 	numProtoEvents
 )
 
-var protoEventNames = [numProtoEvents]string{"LocalRead", "LocalWrite", "SnoopBusRd", "SnoopBusRdX", "SnoopBusUpgr", "Evict"}
+var protoEventNames = [numProtoEvents]string{"LocalRead", "LocalWrite", "SnoopBusRd", "SnoopBusRdX", "SnoopBusUpgr", "Evict", "DataResp"}
 
 // String returns the event's name.
 func (e ProtoEvent) String() string {
@@ -80,6 +89,11 @@ type Transition struct {
 	// row issued found no other cache holding the line (a read miss that
 	// nobody shares fills in E, not S).
 	NextAlone State
+	// Pending, when not Invalid, is the transient state the line waits in
+	// on the split-transaction bus from the row's transaction's order
+	// point until its data arrives (the DataResp row of Pending then gives
+	// Next and NextAlone). The atomic bus goes straight to Next.
+	Pending State
 	// Actions are the protocol actions the event takes (Act* bits).
 	Actions Action
 	// Defined reports whether the pair is part of the protocol; reaching an
@@ -88,11 +102,14 @@ type Transition struct {
 }
 
 // mesiTable is the protocol: (state, event) → (next state, actions). A pair
-// left zero is undefined and reaching it is an internal error.
+// left zero is undefined and reaching it is an internal error. A line in a
+// transient state takes no snoop, local access or eviction: the bus holds
+// back every later request for a line with a transaction in flight, and
+// its core is blocked on the miss, so reaching any such pair is a bug.
 var mesiTable = [numStates][numProtoEvents]Transition{
 	Invalid: {
-		LocalRead:    {Next: Shared, NextAlone: Exclusive, Actions: ActBusRd, Defined: true},
-		LocalWrite:   {Next: Modified, Actions: ActBusRdX, Defined: true},
+		LocalRead:    {Next: Shared, NextAlone: Exclusive, Pending: ISD, Actions: ActBusRd, Defined: true},
+		LocalWrite:   {Next: Modified, Pending: IMD, Actions: ActBusRdX, Defined: true},
 		SnoopBusRd:   {Next: Invalid, Defined: true},
 		SnoopBusRdX:  {Next: Invalid, Defined: true},
 		SnoopBusUpgr: {Next: Invalid, Defined: true},
@@ -118,6 +135,12 @@ var mesiTable = [numStates][numProtoEvents]Transition{
 		SnoopBusRd:  {Next: Shared, Actions: ActSupply | ActWriteback, Defined: true},
 		SnoopBusRdX: {Next: Invalid, Actions: ActSupply | ActInvalAck, Defined: true},
 		Evict:       {Next: Invalid, Actions: ActWriteback, Defined: true},
+	},
+	ISD: {
+		DataResp: {Next: Shared, NextAlone: Exclusive, Defined: true},
+	},
+	IMD: {
+		DataResp: {Next: Modified, Defined: true},
 	},
 }
 

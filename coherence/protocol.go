@@ -101,17 +101,15 @@ func (s *System) evict(now core.Cycle, c int, f int) {
 			wb = s.xfer(s.spec.LineBytes + s.metaBytes)
 			st.bus[StatMetaBytes] += uint64(s.metaBytes)
 		}
-		st.busFreeAt += wb
-		st.bus[StatBusBusyCycles] += uint64(wb)
+		s.busWriteback(now, wb)
+		s.l2Written(line)
 		if s.events.Watching(core.KindWriteback) {
 			s.emit(core.KindWriteback, now, c, line<<s.lineShift, 0)
 		}
 	}
 	if s.spec.MetaWords > 0 && s.spec.MetaEvict != MetaLost && !s.otherHolder(c, line) {
 		if s.spec.MetaEvict == MetaWriteback && tr.Actions&ActWriteback == 0 && !allZero(meta) {
-			wb := s.xfer(s.metaBytes)
-			st.busFreeAt += wb
-			st.bus[StatBusBusyCycles] += uint64(wb)
+			s.busWriteback(now, s.xfer(s.metaBytes))
 			st.bus[StatMetaBytes] += uint64(s.metaBytes)
 		}
 		copy(s.memMetaOf(line), meta)
@@ -129,6 +127,21 @@ func (s *System) evict(now core.Cycle, c int, f int) {
 	if cl := s.clients[c]; cl != nil {
 		cl.LineLost(now, line)
 	}
+}
+
+// busWriteback holds the bus for a writeback's transfer of xfer cycles:
+// after the transaction in flight on the atomic bus, at the data bus's
+// earliest gap on the split one (the writeback buffer drains off the
+// critical path).
+func (s *System) busWriteback(now core.Cycle, xfer core.Cycle) {
+	st := &s.st
+	if s.spec.Split {
+		s.data().reserve(now, now, xfer)
+		s.dataBusyFor(xfer)
+		return
+	}
+	st.bus[StatBusBusyCycles] += uint64(xfer)
+	st.busFreeAt += xfer
 }
 
 func allZero(m []uint64) bool {
@@ -333,6 +346,7 @@ func (s *System) supply(of, f, o int) {
 func (s *System) writeback(o, of int, line uint64) {
 	s.writeLineToMemory(of, line)
 	s.st.l1[o][StatWritebacks]++
+	s.l2Written(line)
 }
 
 // invalidate finishes a responder's move to Invalid: it no longer holds the
@@ -394,7 +408,10 @@ func (s *System) install(now core.Cycle, c, f int, line uint64, kind TxnKind, wr
 	}
 	tr := Lookup(before, local)
 	next := tr.Next
-	if len(s.responders) == 0 && tr.NextAlone != Invalid {
+	switch {
+	case s.spec.Split && tr.Pending != Invalid:
+		next = tr.Pending
+	case len(s.responders) == 0 && tr.NextAlone != Invalid:
 		next = tr.NextAlone
 	}
 	s.record(now, c, line, before, local, next)
@@ -425,7 +442,7 @@ func (s *System) emitTxn(now core.Cycle, r request, kind TxnKind, granted core.C
 		s.ev.List = s.list
 		s.events.Emit(&s.ev)
 	}
-	if kind != TxnBusUpgr && s.events.Watching(core.KindFill) {
+	if kind != TxnBusUpgr && !s.spec.Split && s.events.Watching(core.KindFill) {
 		var fl uint8
 		var sup uint64
 		if supplied {

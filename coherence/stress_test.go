@@ -37,6 +37,8 @@ type stressHarness struct {
 	txns       int
 	ops        int
 	failures   int
+	// seen counts the line states check found, transient ones included.
+	seen [numStates]int
 }
 
 const stressBase = 0x10000
@@ -127,10 +129,11 @@ func (h *stressHarness) check(e *core.Event) {
 				continue
 			}
 			holders++
+			h.seen[h.sys.st.states[f]]++
 			switch h.sys.st.states[f] {
-			case Modified, Exclusive:
+			case Modified, Exclusive, IMD:
 				owners++
-			case Shared:
+			case Shared, ISD:
 				sharers++
 			}
 			for w := 0; w < h.sys.wordsLine; w++ {
@@ -151,7 +154,7 @@ func (h *stressHarness) check(e *core.Event) {
 					h.fail("cycle %d: core %d line %#x metadata %d, last writer %d or lost", e.Cycle, c, line, meta, want)
 				}
 			}
-			if h.sys.st.states[f] != Modified {
+			if st := h.sys.st.states[f]; st != Modified && st != IMD {
 				for w := 0; w < h.sys.wordsLine; w++ {
 					a := line<<h.sys.lineShift + uint64(w*8)
 					if got := h.sys.MemoryWord(a); got != h.golden[a] {
@@ -173,11 +176,22 @@ func (h *stressHarness) check(e *core.Event) {
 
 func runStress(t *testing.T, cores, opsPerCore int, policy MetaPolicy, seed uint64, report func(string), observe ...func(*System, *core.Stream)) *stressHarness {
 	t.Helper()
-	eng := &core.Engine{}
-	stream := &core.Stream{}
-	spec := Spec{Cores: cores, SizeBytes: 256, Assoc: 2, LineBytes: 64, HitCycles: 1, BusWidth: 32,
+	return runStressOn(t, stressSpec(cores, policy, seed), opsPerCore, seed, report, observe...)
+}
+
+// stressSpec is the stress tester's machine: tiny caches on the atomic bus.
+func stressSpec(cores int, policy MetaPolicy, seed uint64) Spec {
+	return Spec{Cores: cores, SizeBytes: 256, Assoc: 2, LineBytes: 64, HitCycles: 1, BusWidth: 32,
 		ArbCycles: 2, SnoopCycles: 4, C2CCycles: 10, MemCycles: 50, MetaWords: 1, MetaBits: 16, MetaEvict: policy,
 		SharerMetaOnMemRead: seed%2 == 0}
+}
+
+// runStressOn runs the stress tester on spec.
+func runStressOn(t *testing.T, spec Spec, opsPerCore int, seed uint64, report func(string), observe ...func(*System, *core.Stream)) *stressHarness {
+	t.Helper()
+	eng := &core.Engine{}
+	stream := &core.Stream{}
+	cores, policy := spec.Cores, spec.MetaEvict
 	// 12 lines of 8 words over a 2-set, 2-way cache: constant conflict
 	// evictions and writebacks.
 	const lines = 12
@@ -371,5 +385,72 @@ func TestMetaPayloadMatchesMoves(t *testing.T) {
 				t.Errorf("%s seed %d: meta_bytes %d, but %d bytes of records rode reads", policy, seed, got, total)
 			}
 		}
+	}
+}
+
+// TestStressSplitBus runs the stress tester on the split-transaction bus
+// (one bus, and a separate data bus; with and without an L2): 100,000
+// operations with many transactions in flight, every value checked, every
+// transient state reached, and misses overlapping on the bus.
+func TestStressSplitBus(t *testing.T) {
+	ops := 12500
+	for _, v := range []struct {
+		name      string
+		separate  bool
+		l2        int
+		policy    MetaPolicy
+		wantL2Hit bool
+	}{
+		{"one-bus", false, 0, MetaLost, false},
+		{"data-bus", true, 0, MetaIdeal, false},
+		{"one-bus-l2", false, 256, MetaWriteback, true},
+		{"data-bus-l2", true, 512, MetaLost, true},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			spec := stressSpec(8, v.policy, 7)
+			spec.Split, spec.SeparateDataBus = true, v.separate
+			if v.l2 > 0 {
+				spec.L2SizeBytes, spec.L2Assoc, spec.L2HitCycles = v.l2, 4, 12
+			}
+			overlap := 0
+			inFlight := func(sys *System, st *core.Stream) {
+				st.Attach(MaskOf3(), core.ObserverFunc(func(e *core.Event) {
+					n := 0
+					for _, fl := range sys.st.flights {
+						if fl.active {
+							n++
+						}
+					}
+					if n > 1 {
+						overlap++
+					}
+				}))
+			}
+			h := runStressOn(t, spec, ops, 7, func(msg string) { t.Error(msg) }, inFlight)
+			st := h.sys.Stats()
+			for _, s := range []Stat{StatEvictions, StatWritebacks, StatFillsC2C, StatFillsMemory, StatInvalidations, StatBusUpgr, StatBusRdX, StatBusRd} {
+				if st[s] == 0 {
+					t.Errorf("stress test never exercised %s", s)
+				}
+			}
+			for _, s := range []State{ISD, IMD} {
+				if h.seen[s] == 0 {
+					t.Errorf("transient state %s never reached", s)
+				}
+			}
+			if overlap < h.txns/10 {
+				t.Errorf("only %d of %d transactions overlapped another in flight", overlap, h.txns)
+			}
+			if h.txns < 10000 {
+				t.Errorf("only %d bus transactions checked", h.txns)
+			}
+			if l2 := h.sys.st.l2; v.wantL2Hit && (l2[StatL2Hits] == 0 || l2[StatL2Misses] == 0 || l2[StatL2Writebacks] == 0) {
+				t.Errorf("L2 counters %v: want hits, misses and writebacks", l2)
+			}
+			if len(h.sys.st.queue) != 0 {
+				t.Errorf("%d requests still queued at the end", len(h.sys.st.queue))
+			}
+			t.Logf("%d ops, %d transactions (%d overlapped), IS_D %d, IM_D %d, L2 %v", h.ops, h.txns, overlap, h.seen[ISD], h.seen[IMD], h.sys.st.l2)
+		})
 	}
 }

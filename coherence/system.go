@@ -74,6 +74,27 @@ type Spec struct {
 	// MemCycles is the time in cycles of a main-memory access, before the
 	// data transfer.
 	MemCycles core.Cycle
+	// Split selects the split-transaction bus: a transaction holds the bus
+	// for its request and snoop phase only (its order point ends it), the
+	// data comes after the supplier's latency and holds a bus only for its
+	// transfer, and different lines' misses overlap. False is the atomic
+	// bus, held by one transaction from grant to completion.
+	Split bool
+	// SeparateDataBus gives the split bus's data transfers (and
+	// writebacks) a data bus of their own, as wide as the address bus;
+	// false shares one bus between requests and data.
+	SeparateDataBus bool
+	// L2SizeBytes is the capacity of the shared L2 in bytes; 0 means no L2
+	// (an L1 miss no cache supplies goes to memory). The L2 has the L1s'
+	// line size, is non-inclusive and non-exclusive and write-back, and
+	// keeps tags only: data lives in the L1s and memory, so it changes
+	// timing, never a value.
+	L2SizeBytes int
+	// L2Assoc is the L2's number of ways per set.
+	L2Assoc int
+	// L2HitCycles is the L2's access time in cycles, before the data
+	// transfer; a miss adds MemCycles.
+	L2HitCycles core.Cycle
 
 	// Layout is the per-line metadata record the extensions reserved. When
 	// it has regions, it sets MetaWords and MetaBits.
@@ -149,6 +170,10 @@ const (
 	noTag       = ^uint64(0)
 	historySize = 64
 	opComplete  = 1
+	// opOrder ends a split-bus transaction's request and snoop phase
+	// (arg: the requesting core); opArrive delivers its data.
+	opOrder  = 2
+	opArrive = 3
 )
 
 type request struct {
@@ -198,6 +223,20 @@ type SysState struct {
 	// frames, so the completion reuses what its grant found.
 	curFrame    int32
 	holderFrame [64]int32
+	// The split-transaction bus (Spec.Split): each core's transaction in
+	// flight (a core has at most one), the reservations of the address
+	// bus and of the data bus (the same timeline when they are one bus).
+	flights  []flight
+	addrBus  timeline
+	dataBus  timeline
+	dataBusy uint64
+	// The shared L2 (Spec.L2SizeBytes > 0): tags and LRU stamps, dirty
+	// bits, its clock and its counters.
+	l2tags  []uint64
+	l2lru   []uint64
+	l2dirty []bool
+	l2tick  uint64
+	l2      [numL2Stats]uint64
 	// l1 holds each core's L1 counters, bus the bus's (coherence.L1Stats,
 	// BusStats); the other entries stay zero.
 	l1  []Stats
@@ -220,6 +259,7 @@ type System struct {
 	wordShift uint
 	metaBytes int
 	memBase   uint64
+	l2sets    int
 
 	st SysState
 
@@ -251,6 +291,19 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 	}
 	if spec.BusWidth < 1 {
 		return nil, fmt.Errorf("coherence: bus width %d bytes", spec.BusWidth)
+	}
+	l2sets := 0
+	if spec.L2SizeBytes > 0 {
+		if spec.L2Assoc < 1 {
+			return nil, fmt.Errorf("coherence: L2 with %d ways", spec.L2Assoc)
+		}
+		l2sets = spec.L2SizeBytes / (spec.LineBytes * spec.L2Assoc)
+		if l2sets < 1 || l2sets&(l2sets-1) != 0 || l2sets*spec.LineBytes*spec.L2Assoc != spec.L2SizeBytes {
+			return nil, fmt.Errorf("coherence: %d-byte L2 with %d ways of %d-byte lines does not give a power-of-two number of sets", spec.L2SizeBytes, spec.L2Assoc, spec.LineBytes)
+		}
+		if spec.L2SizeBytes < spec.SizeBytes {
+			return nil, fmt.Errorf("coherence: %d-byte L2 is smaller than a %d-byte L1", spec.L2SizeBytes, spec.SizeBytes)
+		}
 	}
 	if len(spec.Layout.Regions) > 0 {
 		spec.MetaWords, spec.MetaBits = spec.Layout.Words, spec.Layout.Bits
@@ -294,6 +347,19 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 	st.curFrame = -1
 	for i := range st.holderFrame {
 		st.holderFrame[i] = -1
+	}
+	if spec.Split {
+		st.flights = make([]flight, spec.Cores)
+	}
+	if l2sets > 0 {
+		s.l2sets = l2sets
+		n := l2sets * spec.L2Assoc
+		st.l2tags = make([]uint64, n)
+		for i := range st.l2tags {
+			st.l2tags[i] = noTag
+		}
+		st.l2lru = make([]uint64, n)
+		st.l2dirty = make([]bool, n)
 	}
 	s.memBase = dataBase
 	s.growMem(memWords)
@@ -357,11 +423,28 @@ func (s *System) RegisterStats(r *core.StatRegistry) error {
 			return err
 		}
 	}
-	return r.Register(core.StatGroup{Name: BusGroup, Counters: names(BusStats), Read: func(dst []uint64) {
+	if err := r.Register(core.StatGroup{Name: BusGroup, Counters: names(BusStats), Read: func(dst []uint64) {
 		for i, x := range BusStats {
 			dst[i] = s.st.bus[x]
 		}
-	}})
+	}}); err != nil {
+		return err
+	}
+	// The timing model's optional parts have groups only when present,
+	// so that a machine without them records what it always did.
+	if s.spec.Split && s.spec.SeparateDataBus {
+		if err := r.Register(core.StatGroup{Name: DataBusGroup, Counters: []string{DataBusBusyCycles}, Read: func(dst []uint64) {
+			dst[0] = s.st.dataBusy
+		}}); err != nil {
+			return err
+		}
+	}
+	if s.l2sets > 0 {
+		return r.Register(core.StatGroup{Name: L2Group, Counters: l2StatNames[:], Read: func(dst []uint64) {
+			copy(dst, s.st.l2[:])
+		}})
+	}
+	return nil
 }
 
 // growMem extends backing memory to at least words words, whole lines.
@@ -448,6 +531,14 @@ func copyState(dst, src *SysState) {
 	dst.queue = append(dst.queue[:0], src.queue...)
 	dst.busy, dst.busFreeAt, dst.cur, dst.curKind, dst.curGranted = src.busy, src.busFreeAt, src.cur, src.curKind, src.curGranted
 	dst.curFrame, dst.holderFrame = src.curFrame, src.holderFrame
+	dst.flights = append(dst.flights[:0], src.flights...)
+	dst.addrBus.copyFrom(&src.addrBus)
+	dst.dataBus.copyFrom(&src.dataBus)
+	dst.dataBusy = src.dataBusy
+	dst.l2tags = append(dst.l2tags[:0], src.l2tags...)
+	dst.l2lru = append(dst.l2lru[:0], src.l2lru...)
+	dst.l2dirty = append(dst.l2dirty[:0], src.l2dirty...)
+	dst.l2tick, dst.l2 = src.l2tick, src.l2
 	dst.scratch = append(dst.scratch[:0], src.scratch...)
 	dst.l1 = append(dst.l1[:0], src.l1...)
 	dst.bus, dst.history, dst.historyN, dst.err = src.bus, src.history, src.historyN, src.err

@@ -90,10 +90,34 @@ type CPU struct {
 	ALUCycles uint64 `toml:"alu_cycles"`
 }
 
-// Cache is the `[cache]` table: the private caches of each core.
+// Cache is the `[cache]` table: the private caches of each core and the
+// shared L2.
 type Cache struct {
 	// L1 is the `[cache.l1]` table: each core's private L1 data cache.
 	L1 L1 `toml:"l1"`
+	// L2 is the `[cache.l2]` table: the optional shared L2.
+	L2 L2 `toml:"l2"`
+}
+
+// L2 is the `[cache.l2]` table: the shared, set-associative L2 behind the
+// bus, which fills no L1 supplies look up before memory. It is
+// non-inclusive and non-exclusive (its victims leave the L1s alone) and
+// write-back; the Bugaboo and PSet metadata live in the L1s only, so an L2
+// hit brings a line without its record unless the metadata policy keeps
+// it (bugaboo.metadata.memory_fill, pset.metadata_on_evict).
+type L2 struct {
+	// SizeBytes is the L2's capacity in bytes; 0 (the default) means no
+	// L2. At most MaxL2Bytes, at least cache.l1.size_bytes, a multiple of
+	// LineBytes*Assoc giving a power-of-two number of sets.
+	SizeBytes int `toml:"size_bytes"`
+	// Assoc is the number of ways per set.
+	Assoc int `toml:"assoc"`
+	// LineBytes is the L2's line size; with an L2 it must equal
+	// cache.l1.line_bytes.
+	LineBytes int `toml:"line_bytes"`
+	// HitCycles is the L2's access time in cycles before the data
+	// transfer; a miss adds memory.latency_cycles. 1 to MaxLatencyCycles.
+	HitCycles uint64 `toml:"hit_cycles"`
 }
 
 // L1 is the `[cache.l1]` table: geometry and timing of each core's private,
@@ -132,7 +156,25 @@ type Bus struct {
 	// before the data transfer, at most MaxLatencyCycles (10^9) so that no
 	// transaction's latency can overflow.
 	C2CCycles uint64 `toml:"c2c_cycles"`
+	// Kind is the bus protocol: "atomic" (the default: one transaction
+	// holds the bus from grant to completion, through memory's latency) or
+	// "split" (split-transaction: the request and snoop phase holds the
+	// bus, memory's latency runs off it, the data holds a bus only for its
+	// transfer, and misses to different lines overlap).
+	Kind string `toml:"kind"`
+	// DataBus says where a split bus moves data: "shared" (on the one
+	// bus, between requests) or "separate" (a data bus of its own, as
+	// wide). The atomic bus ignores it.
+	DataBus string `toml:"data_bus"`
 }
+
+// The bus kinds and data-bus choices (Bus.Kind, Bus.DataBus).
+const (
+	BusAtomic       = "atomic"
+	BusSplit        = "split"
+	DataBusShared   = "shared"
+	DataBusSeparate = "separate"
+)
 
 // Memory is the `[memory]` table: timing of main memory.
 type Memory struct {
@@ -162,12 +204,19 @@ func Default() Config {
 			Assoc:     8,
 			LineBytes: 64,
 			HitCycles: 1,
+		}, L2: L2{
+			SizeBytes: 0,
+			Assoc:     8,
+			LineBytes: 64,
+			HitCycles: 10,
 		}},
 		Bus: Bus{
 			WidthBytes:        32,
 			ArbitrationCycles: 2,
 			SnoopCycles:       4,
 			C2CCycles:         10,
+			Kind:              BusAtomic,
+			DataBus:           DataBusSeparate,
 		},
 		Memory:  Memory{LatencyCycles: 100},
 		Bugaboo: defaultBugaboo(),

@@ -30,10 +30,17 @@ var designTable = []struct{ key, value string }{
 	{"cache.l1.assoc", "8"},
 	{"cache.l1.line_bytes", "64"},
 	{"cache.l1.hit_cycles", "1"},
+	// No L2 (size 0); its other keys are what an L2 gets when sized.
+	{"cache.l2.size_bytes", "0"},
+	{"cache.l2.assoc", "8"},
+	{"cache.l2.line_bytes", "64"},
+	{"cache.l2.hit_cycles", "10"},
 	{"bus.width_bytes", "32"},
 	{"bus.arbitration_cycles", "2"},
 	{"bus.snoop_cycles", "4"},
 	{"bus.c2c_cycles", "10"},
+	{"bus.kind", "atomic"},
+	{"bus.data_bus", "separate"},
 	{"memory.latency_cycles", "100"},
 	// The Bugaboo hardware: the paper's reading (digest §5.2, §5.5), off.
 	{"bugaboo.enabled", "false"},
@@ -247,8 +254,8 @@ func TestParseErrors(t *testing.T) {
 			[]string{"cfg.toml:2: ", "bugabo", "unknown table"}, "bugabo", 2},
 		{"unknown nested key", "[cache.l1]\nassoc = 4\nsise_bytes = 5\n",
 			[]string{"cfg.toml:3: ", "cache.l1.sise_bytes", "unknown key", "did you mean cache.l1.size_bytes?"}, "cache.l1.sise_bytes", 3},
-		{"unknown nested table", "[cache.l2]\nsize_bytes = 5\n",
-			[]string{"cfg.toml:1: ", "cache.l2", "unknown table", "did you mean cache.l1?"}, "cache.l2", 1},
+		{"unknown nested table", "[cache.l3]\nsize_bytes = 5\n",
+			[]string{"cfg.toml:1: ", "cache.l3", "unknown table", "did you mean cache.l"}, "cache.l3", 1},
 		{"key in wrong table", "[sim]\ncores = 4\n",
 			[]string{"cfg.toml:2: ", "sim.cores", "did you mean machine.cores?"}, "sim.cores", 2},
 		{"keys are case-sensitive", "[sim]\nSeed = 4\n",
@@ -344,6 +351,15 @@ func TestValidateErrors(t *testing.T) {
 		{"cache.l1.assoc=1024", "cache.l1.size_bytes", "multiple of line_bytes × assoc"}, // size_bytes keeps its default
 		{"cache.l1.hit_cycles=0", "cache.l1.hit_cycles", "at least 1"},
 		{"cache.l1.hit_cycles=1000000001", "cache.l1.hit_cycles", "must be at most 1000000000 (10^9 cycles"},
+		{"cache.l2.size_bytes=-1", "cache.l2.size_bytes", "must be 0 (no L2) or positive, got -1"},
+		{"cache.l2.size_bytes=16384", "cache.l2.size_bytes", "must be at least cache.l1.size_bytes (32768): a shared L2 smaller than one L1, got 16384"},
+		{"cache.l2.size_bytes=536870912", "cache.l2.size_bytes", "must be at most 268435456 (256 MiB), got 536870912"},
+		{"cache.l2.size_bytes=100000", "cache.l2.size_bytes", "multiple of line_bytes × assoc (64 × 8), got 100000"},
+		{"cache.l2.size_bytes=98304", "cache.l2.size_bytes", "power-of-two number of sets, got 98304 / (64 × 8) = 192 sets"},
+		{"cache.l2.assoc=0", "cache.l2.assoc", "at least 1, got 0"},
+		{"cache.l2.hit_cycles=0", "cache.l2.hit_cycles", "must be from 1 to 1000000000, got 0"},
+		{`bus.kind="pipelined"`, "bus.kind", `must be "atomic" or "split", got "pipelined"`},
+		{`bus.data_bus="both"`, "bus.data_bus", `must be "shared" or "separate", got "both"`},
 		{"bus.width_bytes=0", "bus.width_bytes", "from 1 to 4096, got 0"},
 		{"bus.width_bytes=-8", "bus.width_bytes", "from 1 to 4096, got -8"},
 		{"bus.width_bytes=8192", "bus.width_bytes", "from 1 to 4096, got 8192"},
@@ -767,5 +783,38 @@ func TestSetSuggestsQuotes(t *testing.T) {
 	}
 	if err := c.Set("machine.cores=x8"); err == nil || strings.Contains(err.Error(), "quote it") {
 		t.Errorf("a bad number must not be told to quote: %v", err)
+	}
+}
+
+// TestValidateL2AgainstL1 checks the L2's constraints that involve the L1:
+// with an L2, its line size must equal the L1's; without one, its line
+// size is not checked (changing the L1's line alone stays valid).
+func TestValidateL2AgainstL1(t *testing.T) {
+	c := configs.Default()
+	for _, s := range []string{"cache.l2.size_bytes=1048576", "cache.l2.line_bytes=128"} {
+		if err := c.Set(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := c.Validate()
+	var ce *configs.Error
+	if !errors.As(err, &ce) || ce.Key != "cache.l2.line_bytes" || !strings.Contains(err.Error(), "must equal cache.l1.line_bytes (64)") {
+		t.Errorf("L2 line 128 beside L1 line 64: Validate() = %v, want an error on cache.l2.line_bytes", err)
+	}
+	c = configs.Default()
+	if err := c.Set("cache.l1.line_bytes=32"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("L1 line 32 with no L2: Validate() = %v, want nil", err)
+	}
+	c = configs.Default()
+	for _, s := range []string{"cache.l2.size_bytes=1048576", `bus.kind="split"`, `bus.data_bus="shared"`} {
+		if err := c.Set(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("a 1 MiB L2 on a split bus: Validate() = %v, want nil", err)
 	}
 }

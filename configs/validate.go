@@ -33,6 +33,9 @@ const MaxRunCycles = 1_000_000_000_000_000
 // busy cycles and shares of 200%).
 const MaxLatencyCycles = 1_000_000_000
 
+// MaxL2Bytes is the largest cache.l2.size_bytes, 256 MiB.
+const MaxL2Bytes = 256 << 20
+
 // MaxBusWidthBytes is the largest bus.width_bytes, 4096: a bus wider than
 // a line and its metadata moves it in one cycle anyway.
 const MaxBusWidthBytes = 4096
@@ -126,6 +129,7 @@ func (c *Config) problems() []*Error {
 		}
 	}
 	latency("cache.l1.hit_cycles", l1.HitCycles, true)
+	c.l2Problems(bad, lineOK)
 
 	if w := c.Bus.WidthBytes; w < 1 || w > MaxBusWidthBytes {
 		bad("bus.width_bytes", "must be from 1 to %d, got %d", MaxBusWidthBytes, w)
@@ -134,6 +138,16 @@ func (c *Config) problems() []*Error {
 	latency("bus.snoop_cycles", c.Bus.SnoopCycles, false)
 	latency("bus.c2c_cycles", c.Bus.C2CCycles, false)
 	latency("memory.latency_cycles", c.Memory.LatencyCycles, false)
+	switch c.Bus.Kind {
+	case BusAtomic, BusSplit:
+	default:
+		bad("bus.kind", "must be %q or %q, got %q", BusAtomic, BusSplit, c.Bus.Kind)
+	}
+	switch c.Bus.DataBus {
+	case DataBusShared, DataBusSeparate:
+	default:
+		bad("bus.data_bus", "must be %q or %q, got %q", DataBusShared, DataBusSeparate, c.Bus.DataBus)
+	}
 	c.bugabooProblems(bad)
 	c.psetProblems(bad)
 	c.falconProblems(bad)
@@ -143,3 +157,37 @@ func (c *Config) problems() []*Error {
 
 // isPow2 reports whether n is a positive power of two.
 func isPow2(n int) bool { return n > 0 && bits.OnesCount(uint(n)) == 1 }
+
+// l2Problems checks the [cache.l2] keys; l1LineOK says whether
+// cache.l1.line_bytes is valid (the L2's must equal it).
+func (c Config) l2Problems(bad func(key, format string, args ...any), l1LineOK bool) {
+	l1, l2 := c.Cache.L1, c.Cache.L2
+	if l2.Assoc < 1 {
+		bad("cache.l2.assoc", "must be at least 1, got %d", l2.Assoc)
+	}
+	if l2.SizeBytes != 0 && l1LineOK && l2.LineBytes != l1.LineBytes {
+		bad("cache.l2.line_bytes", "must equal cache.l1.line_bytes (%d): both levels move whole lines, got %d", l1.LineBytes, l2.LineBytes)
+	}
+	if c.Cache.L2.HitCycles < 1 || c.Cache.L2.HitCycles > MaxLatencyCycles {
+		bad("cache.l2.hit_cycles", "must be from 1 to %d, got %d", uint64(MaxLatencyCycles), l2.HitCycles)
+	}
+	switch {
+	case l2.SizeBytes == 0:
+		// No L2.
+	case l2.SizeBytes < 0:
+		bad("cache.l2.size_bytes", "must be 0 (no L2) or positive, got %d", l2.SizeBytes)
+	case l2.SizeBytes > MaxL2Bytes:
+		bad("cache.l2.size_bytes", "must be at most %d (%d MiB), got %d", MaxL2Bytes, MaxL2Bytes>>20, l2.SizeBytes)
+	case l2.SizeBytes < l1.SizeBytes:
+		bad("cache.l2.size_bytes", "must be at least cache.l1.size_bytes (%d): a shared L2 smaller than one L1, got %d", l1.SizeBytes, l2.SizeBytes)
+	case l2.Assoc < 1 || l2.LineBytes < 8 || !isPow2(l2.LineBytes):
+		// Reported above; the geometry cannot be checked.
+	case l2.SizeBytes%l2.LineBytes != 0 || (l2.SizeBytes/l2.LineBytes)%l2.Assoc != 0:
+		bad("cache.l2.size_bytes", "must be a multiple of line_bytes × assoc (%d × %d), got %d", l2.LineBytes, l2.Assoc, l2.SizeBytes)
+	default:
+		if sets := l2.SizeBytes / l2.LineBytes / l2.Assoc; !isPow2(sets) {
+			bad("cache.l2.size_bytes", "must give a power-of-two number of sets, got %d / (%d × %d) = %d sets",
+				l2.SizeBytes, l2.LineBytes, l2.Assoc, sets)
+		}
+	}
+}

@@ -463,10 +463,15 @@ func TestLitmusRandom(t *testing.T) {
 	noisy := configs.Default()
 	noisy.Sim.JitterCycles = 50
 	noisy.Sim.StartSkewCycles = 100
+	// The split-transaction bus with a shared L2 and one bus for data:
+	// transactions overlap, so SC rests on the order points.
+	split := noisy
+	split.Bus.Kind, split.Bus.DataBus = configs.BusSplit, configs.DataBusShared
+	split.Cache.L2.SizeBytes = 1 << 20
 	cfgs := []struct {
 		name string
 		cfg  configs.Config
-	}{{"default", configs.Default()}, {"jitter50-skew100", noisy}}
+	}{{"default", configs.Default()}, {"jitter50-skew100", noisy}, {"split-l2", split}}
 	for i := range litmusTests {
 		lt := &litmusTests[i]
 		for _, warm := range []bool{false, true} {

@@ -134,6 +134,12 @@ func Specs(cfg configs.Config) (cpu.Spec, coherence.Spec) {
 		SnoopCycles: core.Cycle(cfg.Bus.SnoopCycles),
 		C2CCycles:   core.Cycle(cfg.Bus.C2CCycles),
 		MemCycles:   core.Cycle(cfg.Memory.LatencyCycles),
+
+		Split:           cfg.Bus.Kind == configs.BusSplit,
+		SeparateDataBus: cfg.Bus.DataBus == configs.DataBusSeparate,
+		L2SizeBytes:     cfg.Cache.L2.SizeBytes,
+		L2Assoc:         cfg.Cache.L2.Assoc,
+		L2HitCycles:     core.Cycle(cfg.Cache.L2.HitCycles),
 	}
 	if cfg.Bugaboo.Enabled {
 		switch cfg.Bugaboo.Metadata.MemoryFill {
@@ -599,7 +605,7 @@ func Collect(m *cpu.Machine, cfg configs.Config, seed uint64) Result {
 	for i, v := range vals {
 		stats[i] = Stat{Name: sum.Name(i), Value: v}
 	}
-	r.Stats = stats
+	r.Stats = append(stats, timingStats(m, stats)...)
 	for _, b := range m.Breakdown() {
 		r.Breakdown = append(r.Breakdown, CoreTime{
 			Busy: uint64(b[cpu.Busy]), MemStall: uint64(b[cpu.MemStall]), LockWait: uint64(b[cpu.LockWait]),
@@ -608,6 +614,50 @@ func Collect(m *cpu.Machine, cfg configs.Config, seed uint64) Result {
 		})
 	}
 	return r
+}
+
+// The run statistics of the timing model's optional parts (timingStats).
+const (
+	StatL2Hits            = "l2_hits"
+	StatL2Misses          = "l2_misses"
+	StatL2Writebacks      = "l2_writebacks"
+	StatL2MissRate        = "l2_miss_rate"
+	StatDataBusBusyCycles = "data_bus_busy_cycles"
+	StatDataBusUtil       = "data_bus_utilization"
+)
+
+// timingStats returns the run statistics of the timing model's optional
+// parts, after the run summary's and only on a machine that has them (so a
+// machine without them records what it always did): the shared L2's hits,
+// misses, writebacks and miss rate (misses over fills that looked it up),
+// and the separate data bus's busy cycles and utilisation over the region
+// of interest. sum is the run summary's statistics.
+func timingStats(m *cpu.Machine, sum Stats) Stats {
+	reg := m.StatRegistry()
+	l2, data := reg.Offset(coherence.L2Group), reg.Offset(coherence.DataBusGroup)
+	if l2 < 0 && data < 0 {
+		return nil
+	}
+	vals, _ := m.ROIGroups()
+	var out Stats
+	if l2 >= 0 {
+		h := float64(vals[l2+int(coherence.StatL2Hits)])
+		mi := float64(vals[l2+int(coherence.StatL2Misses)])
+		wb := float64(vals[l2+int(coherence.StatL2Writebacks)])
+		out = append(out, Stat{Name: StatL2Hits, Value: h}, Stat{Name: StatL2Misses, Value: mi},
+			Stat{Name: StatL2Writebacks, Value: wb}, Stat{Name: StatL2MissRate, Value: core.Ratio(mi, h+mi)})
+	}
+	if data >= 0 {
+		var roi float64
+		for _, s := range sum {
+			if s.Name == core.ROICycles {
+				roi = s.Value
+			}
+		}
+		b := float64(vals[data])
+		out = append(out, Stat{Name: StatDataBusBusyCycles, Value: b}, Stat{Name: StatDataBusUtil, Value: min(core.Ratio(b, roi), 1)})
+	}
+	return out
 }
 
 // CollectGroups returns the region-of-interest counters of every

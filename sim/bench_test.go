@@ -21,11 +21,16 @@ const benchInstrs = 10_000_000
 
 func mixedRun(tb testing.TB, cores, instrs int) (configs.Config, *sim.Result, func() sim.Result) {
 	tb.Helper()
+	return mixedRunOn(tb, configs.Default(), cores, instrs)
+}
+
+// mixedRunOn is mixedRun on the machine cfg.
+func mixedRunOn(tb testing.TB, cfg configs.Config, cores, instrs int) (configs.Config, *sim.Result, func() sim.Result) {
+	tb.Helper()
 	p, err := workloads.BenchMixed(cores, instrs).Program()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg := configs.Default()
 	cfg.Machine.Cores = cores
 	run := func() sim.Result {
 		r, err := sim.Run(cfg, p, 1)
@@ -58,6 +63,30 @@ func BenchmarkRun(b *testing.B) {
 			secs := b.Elapsed().Seconds()
 			b.ReportMetric(float64(instrs)/secs/1e6, "MIPS")
 			b.ReportMetric(float64(cycles)/secs/1e6, "Mcycles/s")
+		})
+	}
+}
+
+// BenchmarkRunSplit is BenchmarkRun on the split-transaction bus (a
+// separate data bus) with a 1 MiB shared L2: what the timing model's
+// optional parts cost when on.
+func BenchmarkRunSplit(b *testing.B) {
+	cfg := configs.Default()
+	cfg.Bus.Kind, cfg.Bus.DataBus = configs.BusSplit, configs.DataBusSeparate
+	cfg.Cache.L2.SizeBytes = 1 << 20
+	for _, cores := range []int{8, 64} {
+		b.Run(fmt.Sprintf("cores=%d", cores), func(b *testing.B) {
+			_, first, run := mixedRunOn(b, cfg, cores, benchInstrs)
+			if first.Outcome != core.Pass {
+				b.Fatalf("benchmark workload %s: %s", first.Outcome, first.OutcomeMsg)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var instrs uint64
+			for i := 0; i < b.N; i++ {
+				instrs += run().Instructions
+			}
+			b.ReportMetric(float64(instrs)/b.Elapsed().Seconds()/1e6, "MIPS")
 		})
 	}
 }

@@ -688,14 +688,7 @@ func render(kind, title string, p *plot.Plot, leg *plot.Legend, w, h vg.Length, 
 		}
 	}
 	totalW, totalH := w+legW, max(h, legH+vg.Points(40))
-	var imgs [2]bytes.Buffer
-	exts := [2]string{"png", "svg"}
-	for i, ext := range exts {
-		c, err := draw.NewFormattedCanvas(totalW, totalH, ext)
-		if err != nil {
-			return plotError(kind, title, "render %s: %v", ext, err)
-		}
-		dc := draw.New(c)
+	return renderWith(kind, title, totalW, totalH, path, func(dc draw.Canvas) {
 		area := draw.Crop(dc, 0, -legW, 0, 0)
 		p.Draw(area)
 		if leg != nil {
@@ -705,6 +698,27 @@ func render(kind, title string, p *plot.Plot, leg *plot.Legend, w, h vg.Length, 
 				Max: vg.Point{X: totalW - vg.Points(gap), Y: top},
 			}})
 		}
+	})
+}
+
+// renderWith draws an image of w × h with drawFn, as PNG and SVG in
+// memory, then writes path.png and path.svg; if the second write fails
+// the first file is removed again. A panic in drawing (gonum/plot panics
+// on some degenerate input) is returned as an error naming the plot.
+func renderWith(kind, title string, w, h vg.Length, path string, drawFn func(draw.Canvas)) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = plotError(kind, title, "cannot draw: %v", r)
+		}
+	}()
+	var imgs [2]bytes.Buffer
+	exts := [2]string{"png", "svg"}
+	for i, ext := range exts {
+		c, err := draw.NewFormattedCanvas(w, h, ext)
+		if err != nil {
+			return plotError(kind, title, "render %s: %v", ext, err)
+		}
+		drawFn(draw.New(c))
 		if _, err := c.WriteTo(&imgs[i]); err != nil {
 			return plotError(kind, title, "render %s: %v", ext, err)
 		}

@@ -1,9 +1,12 @@
 package suite
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
+	psetrepro "weft/experiments/pset"
 	"weft/results"
 	"weft/sim"
 	"weft/workloads"
@@ -73,5 +76,35 @@ func TestOverheadPlotsSeparateAxes(t *testing.T) {
 	ps := o.plots(results.NewTable("t", "t", "x"))
 	if len(ps) != 2 || ps[0].Name != "hw_overhead" || ps[1].Name != "pset_cycles" {
 		t.Errorf("plots %v", ps)
+	}
+}
+
+// The heat maps draw every column the README promises, one value and one
+// label per column: the detection map pset-hw's detection, failing-run
+// and avoidance columns, the false-positive map the failing runs with
+// pset-hw on; avoidance is 1 (Yes), 0 (No) or no value (—).
+func TestHeatMapColumns(t *testing.T) {
+	bug, fp := heatMapColumns()
+	for _, want := range []string{"pset-hw", "failing off", "failing pset-hw", "pset-hw avoids"} {
+		if !slices.Contains(bug, want) {
+			t.Errorf("detection heat map lacks %q: %v", want, bug)
+		}
+	}
+	if !slices.Contains(fp, "failing pset-hw") {
+		t.Errorf("false-positive heat map lacks the failing runs: %v", fp)
+	}
+	if avoidsValue("Yes") != 1 || avoidsValue("No") != 0 || !math.IsNaN(avoidsValue("—")) {
+		t.Error("avoidsValue")
+	}
+	m := newMatrix(20)
+	det := make([]detection, len(matrixDetectors))
+	det[0].flagged = 1
+	m.addCorrect(workloads.Entry{Name: "prodcons"}, det, psetrepro.HWScore{Flagged: 2, FailingOn: 1}, 20, 20)
+	spec := m.fpHeatMap(fp, 20)
+	if len(spec.Values[0]) != len(fp) || len(spec.Labels[0]) != len(fp) {
+		t.Fatalf("%d values and %d labels for %d columns", len(spec.Values[0]), len(spec.Labels[0]), len(fp))
+	}
+	if spec.Values[0][0] != 0.05 || spec.Labels[0][0] != "1" || spec.Labels[0][len(fp)-1] != "1" || spec.Values[0][len(fp)-1] != 0.05 {
+		t.Errorf("values %v, labels %v", spec.Values[0], spec.Labels[0])
 	}
 }

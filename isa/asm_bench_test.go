@@ -14,7 +14,7 @@ import (
 func largeSource(n int) []byte {
 	var b strings.Builder
 	b.WriteString(".kernel large\n.data\nx: .word 0\ny: .space 64\nL: .word 0\n.text\n.func main\nmain: spawn r2, work, r0\n  join r2\n  exit\n.func work\nwork:\n")
-	for i := 0; b.Len() >= 0 && i < n-5; i += 8 {
+	for i := 0; i < n-5; i += 8 {
 		fmt.Fprintf(&b, "w%d: ld r5, x\n  add r6, r5, %d\n  st r6, y+%d\n  lock L\n  fadd r7, x, 1\n  unlock L\n  beqz r7, w%d\n  mul r8, r6, r5\n", i, i%97, 8*(i%64), i)
 	}
 	b.WriteString("  exit\n")
@@ -54,8 +54,8 @@ func BenchmarkAssemble(b *testing.B) {
 
 // TestAssembleBytesPerInstruction bounds what Assemble allocates per
 // instruction of a large generated source: 1,455 bytes before issue 25
-// (a 152-byte pending instruction with five strings, grown by appending,
-// tokens and operand lists allocated per line), about 245 after (96-byte
+// (a 144-byte pending instruction with five strings, grown by appending,
+// tokens and operand lists allocated per line), about 245 after (88-byte
 // pending instructions in chunks, interned names, reused token buffers).
 func TestAssembleBytesPerInstruction(t *testing.T) {
 	src := largeSource(20000)
@@ -71,5 +71,20 @@ func TestAssembleBytesPerInstruction(t *testing.T) {
 	t.Logf("%d instructions, %.0f bytes allocated per instruction", len(p.Instrs), per)
 	if per > 400 {
 		t.Errorf("Assemble allocates %.0f bytes per instruction, want at most 400", per)
+	}
+}
+
+// WriteListing streams the text Listing returns.
+func TestWriteListingMatchesListing(t *testing.T) {
+	p, err := Assemble("large.s", largeSource(3000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteListing(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != Listing(p) {
+		t.Error("WriteListing and Listing differ")
 	}
 }

@@ -353,7 +353,7 @@ func registerLike(s string) bool {
 
 // pending is an instruction whose names are not yet resolved. Its names
 // are interned (nameID) rather than held as strings, so an instruction
-// waiting for Program takes 96 bytes, not 152: a listing of millions of
+// waiting for Program takes 88 bytes, not 144: a listing of millions of
 // instructions is assembled in a few hundred bytes per instruction.
 type pending struct {
 	in     Instruction

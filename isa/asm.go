@@ -28,6 +28,16 @@ var opByName = func() map[string]Op {
 // line L, so a listing assembled again keeps its program's lines.
 var listingLine = regexp.MustCompile(`[#;] pc \d+, line (\d+)\s*$`)
 
+// listingComment matches listingLine in text, skipping the regular
+// expression on the lines that cannot match (nearly all of a source that
+// is not a listing).
+func listingComment(text []byte) [][]byte {
+	if !bytes.Contains(text, []byte(" pc ")) {
+		return nil
+	}
+	return listingLine.FindSubmatch(text)
+}
+
 // Assemble translates the text assembly of DESIGN.md §4 into a Program.
 // file names the source in messages and gives the default program name.
 // On failure the error is an ErrorList with one "file:line: message"
@@ -61,7 +71,7 @@ func Assemble(file string, src []byte) (*Program, error) {
 		text = bytes.TrimSuffix(text, []byte{'\r'})
 		a.b.line = line
 		a.b.srcLine = 0
-		if m := listingLine.FindSubmatch(text); m != nil {
+		if m := listingComment(text); m != nil {
 			// A listing (Listing) keeps each instruction's source line in
 			// its comment: the program it assembles to is the listed one,
 			// source lines included.
@@ -118,6 +128,10 @@ type assembler struct {
 	file string
 	sect section
 	seen map[string]int32 // one-shot directives → line
+	// toks and ops are the current line's tokens and operands, their
+	// arrays reused from line to line.
+	toks []token
+	ops  [][]token
 }
 
 func (a *assembler) errorf(format string, args ...any) {
@@ -155,9 +169,9 @@ func hasNumber(toks []token) bool {
 	return false
 }
 
-// lex splits one line into tokens, stopping at a comment.
-func lex(s string) ([]token, string) {
-	var toks []token
+// lex splits one line into tokens, stopping at a comment, appending them
+// to toks (the assembler passes the previous line's, emptied).
+func lex(s string, toks []token) ([]token, string) {
 	space := true
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -247,7 +261,8 @@ func lexString(s string) (string, int, string) {
 
 // parseLine assembles one source line.
 func (a *assembler) parseLine(s string) {
-	toks, err := lex(s)
+	toks, err := lex(s, a.toks[:0])
+	a.toks = toks
 	i := 0
 	for i+1 < len(toks) && toks[i].kind == tIdent && toks[i+1].is(":") {
 		a.label(toks[i].text)
@@ -308,12 +323,12 @@ func (a *assembler) label(name string) {
 	}
 }
 
-// splitCommas splits tokens at commas, reporting empty operands.
-func splitCommas(toks []token) ([][]token, bool) {
+// splitCommas splits tokens at commas, reporting empty operands. It
+// appends the operands to out.
+func splitCommas(toks []token, out [][]token) ([][]token, bool) {
 	if len(toks) == 0 {
-		return nil, true
+		return out, true
 	}
-	var out [][]token
 	start := 0
 	for i, t := range toks {
 		if t.is(",") {
@@ -335,7 +350,7 @@ func splitCommas(toks []token) ([][]token, bool) {
 func splitValues(toks []token) ([][]token, bool) {
 	for _, t := range toks {
 		if t.is(",") {
-			return splitCommas(toks)
+			return splitCommas(toks, nil)
 		}
 	}
 	var out [][]token
@@ -518,7 +533,8 @@ func (a *assembler) instruction(name string, rest, ann []token) bool {
 		a.errorf("instruction %q in .data section", name)
 		return false
 	}
-	ops, ok := splitCommas(rest)
+	ops, ok := splitCommas(rest, a.ops[:0])
+	a.ops = ops
 	if !ok {
 		a.errorf("bad operand: empty operand in %q", name+" "+joinText(rest))
 		return false
@@ -594,22 +610,24 @@ func (a *assembler) operand(p *pending, sl slot, toks []token) string {
 		var m Mem
 		m, e = memOperand(toks)
 		if sl == slotMem {
-			*p = p.mem(m)
+			*p = a.b.mem(*p, m)
 		} else {
-			*p = p.mem2(m)
+			*p = a.b.mem2(*p, m)
 		}
 	case slotTarget:
 		if len(toks) != 1 || toks[0].kind != tIdent || registerLike(toks[0].text) {
 			return fmt.Sprintf("expected a label, got %q", joinText(toks))
 		}
-		p.target = toks[0].text
+		p.target = a.b.intern(toks[0].text)
 	case slotMsg:
 		if len(toks) != 1 || toks[0].kind != tStr {
 			return fmt.Sprintf("expected a string, got %q", joinText(toks))
 		}
-		p.msg = toks[0].text
+		p.msg = a.b.intern(toks[0].text)
 	case slotAddr:
-		p.sym, p.in.Imm, e = symOffset(toks)
+		var sym string
+		sym, p.in.Imm, e = symOffset(toks)
+		p.sym = a.b.intern(sym)
 		if e == "want sym or sym+imm" {
 			e = fmt.Sprintf("expected sym or sym+imm, got %q", joinText(toks))
 		}
@@ -637,11 +655,11 @@ func (a *assembler) annotations(p *pending, ann []token) bool {
 				a.errorf("bad annotation: @cp needs a NAME")
 				return false
 			}
-			if p.cp != "" {
+			if p.cp != 0 {
 				a.errorf("duplicate @cp")
 				return false
 			}
-			p.cp = ann[i+2].text
+			p.cp = a.b.intern(ann[i+2].text)
 			i += 3
 		default:
 			a.errorf("unknown annotation @%s: want @bug or @cp NAME", ann[i+1].text)

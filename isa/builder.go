@@ -351,14 +351,75 @@ func registerLike(s string) bool {
 	return true
 }
 
-// pending is an instruction whose names are not yet resolved.
+// pending is an instruction whose names are not yet resolved. Its names
+// are interned (nameID) rather than held as strings, so an instruction
+// waiting for Program takes 88 bytes, not 144: a listing of millions of
+// instructions is assembled in a few hundred bytes per instruction.
 type pending struct {
 	in     Instruction
-	target string // code label for Target
-	sym    string // data symbol added to Off (memory) or Imm (la)
-	sym2   string // data symbol added to Off2
-	msg    string // assert/fail message
-	cp     string // @cp name, or "" for the default code point
+	target nameID // code label for Target
+	sym    nameID // data symbol added to Off (memory) or Imm (la)
+	sym2   nameID // data symbol added to Off2
+	msg    nameID // assert/fail message
+	cp     nameID // @cp name, or none for the default code point
+}
+
+// nameID indexes Builder.strs, the names and messages of the pending
+// instructions, each stored once; 0 is none ("").
+type nameID int32
+
+// intern returns s's nameID, adding it to b.strs the first time.
+func (b *Builder) intern(s string) nameID {
+	if s == "" {
+		return 0
+	}
+	if id, ok := b.strIDs[s]; ok {
+		return id
+	}
+	if len(b.strs) == 0 {
+		b.strs = append(b.strs, "")
+	}
+	id := nameID(len(b.strs))
+	s = strings.Clone(s) // not the rest of the source line it was cut from
+	b.strs = append(b.strs, s)
+	b.strIDs[s] = id
+	return id
+}
+
+// str returns the string of id ("" for none).
+func (b *Builder) str(id nameID) string {
+	if id == 0 {
+		return ""
+	}
+	return b.strs[id]
+}
+
+// pendingChunk is the number of instructions in one chunk of a
+// pendingList.
+const pendingChunk = 1024
+
+// pendingList holds the pending instructions in fixed-size chunks, so
+// growing it never copies what it holds nor leaves a quarter of it spare,
+// as appending to one slice would.
+type pendingList struct {
+	chunks [][]pending
+	n      int
+}
+
+// len returns the number of instructions.
+func (l *pendingList) len() int { return l.n }
+
+// at returns instruction i.
+func (l *pendingList) at(i int) *pending { return &l.chunks[i/pendingChunk][i%pendingChunk] }
+
+// add appends p.
+func (l *pendingList) add(p pending) {
+	if l.n%pendingChunk == 0 {
+		l.chunks = append(l.chunks, make([]pending, 0, pendingChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, p)
+	l.n++
 }
 
 // dataFix is a data word that holds a symbol's address plus off.
@@ -397,7 +458,9 @@ type Builder struct {
 	forces    []Forcing
 	expect    []int64
 	hasExpect bool
-	instrs    []pending
+	instrs    pendingList
+	strs      []string // interned names (nameID)
+	strIDs    map[string]nameID
 	data      []int64
 	fixes     []dataFix
 	symbols   []Symbol
@@ -426,6 +489,7 @@ func newBuilder(name string) *Builder {
 		curSym:    -1,
 		names:     make(map[string]nameDef),
 		funcNames: make(map[string]int32),
+		strIDs:    make(map[string]nameID),
 	}
 }
 
@@ -510,7 +574,7 @@ func (b *Builder) define(name string, code bool, idx int) bool {
 // Label defines a code label at the next instruction.
 func (b *Builder) Label(name string) *Builder {
 	if b.define(name, true, len(b.labels)) {
-		b.labels = append(b.labels, Label{Name: name, PC: int32(len(b.instrs))})
+		b.labels = append(b.labels, Label{Name: name, PC: int32(b.instrs.len())})
 	}
 	return b
 }
@@ -531,12 +595,12 @@ func (b *Builder) Func(name string) *Builder {
 		return b
 	}
 	b.funcNames[name] = b.line
-	b.funcs = append(b.funcs, Func{Name: name, Start: int32(len(b.instrs))})
+	b.funcs = append(b.funcs, Func{Name: name, Start: int32(b.instrs.len())})
 	return b
 }
 
 // PC returns the PC the next instruction will have.
-func (b *Builder) PC() int32 { return int32(len(b.instrs)) }
+func (b *Builder) PC() int32 { return int32(b.instrs.len()) }
 
 // dataAddr returns the address of the next data word.
 func (b *Builder) dataAddr() uint64 { return DataBase + uint64(len(b.data))*WordBytes }
@@ -648,21 +712,21 @@ func (b *Builder) emit(p pending) *Builder {
 	}
 	p.in.Func = int32(len(b.funcs)) - 1
 	if msg := checkInstr(&p.in); msg != "" {
-		b.errs.add(b.line, b.instrWhat(len(b.instrs), p.in.Op), "%s", msg)
+		b.errs.add(b.line, b.instrWhat(b.instrs.len(), p.in.Op), "%s", msg)
 	}
-	b.instrs = append(b.instrs, p)
+	b.instrs.add(p)
 	return b
 }
 
 // mem stores m as the first memory operand of p.
-func (p pending) mem(m Mem) pending {
-	p.in.Base, p.in.Off, p.sym = uint8(m.Base), m.Off, m.Sym
+func (b *Builder) mem(p pending, m Mem) pending {
+	p.in.Base, p.in.Off, p.sym = uint8(m.Base), m.Off, b.intern(m.Sym)
 	return p
 }
 
 // mem2 stores m as the second memory operand of p.
-func (p pending) mem2(m Mem) pending {
-	p.in.Base2, p.in.Off2, p.sym2 = uint8(m.Base), m.Off, m.Sym
+func (b *Builder) mem2(p pending, m Mem) pending {
+	p.in.Base2, p.in.Off2, p.sym2 = uint8(m.Base), m.Off, b.intern(m.Sym)
 	return p
 }
 
@@ -670,11 +734,11 @@ func op(o Op) pending { return pending{in: Instruction{Op: o}} }
 
 // last returns the most recent instruction, reporting when there is none.
 func (b *Builder) last(what string) *pending {
-	if len(b.instrs) == 0 {
+	if b.instrs.len() == 0 {
 		b.errs.add(b.line, what, "%s with no instruction before it", what)
 		return nil
 	}
-	return &b.instrs[len(b.instrs)-1]
+	return b.instrs.at(b.instrs.len() - 1)
 }
 
 // Bug marks the most recent instruction as part of the ground-truth bug
@@ -694,7 +758,7 @@ func (b *Builder) CP(name string) *Builder {
 		return b
 	}
 	if p := b.last("CP"); p != nil {
-		p.cp = name
+		p.cp = b.intern(name)
 	}
 	return b
 }
@@ -710,9 +774,9 @@ func (b *Builder) Li(rd Reg, imm int64) *Builder {
 // name a symbol and have no base register.
 func (b *Builder) La(rd Reg, m Mem) *Builder {
 	p := op(OpLa)
-	p.in.Rd, p.in.Imm, p.sym = uint8(rd), m.Off, m.Sym
+	p.in.Rd, p.in.Imm, p.sym = uint8(rd), m.Off, b.intern(m.Sym)
 	if m.Sym == "" || m.Base != R0 {
-		b.errs.add(b.line, b.instrWhat(len(b.instrs), OpLa), "bad operand: la takes sym or sym+imm")
+		b.errs.add(b.line, b.instrWhat(b.instrs.len(), OpLa), "bad operand: la takes sym or sym+imm")
 	}
 	return b.emit(p)
 }
@@ -731,7 +795,7 @@ func isALU3(o Op) bool { return o >= OpAdd && o <= OpSle }
 // one of add sub mul div rem and or xor shl shr sar seq sne slt sle.
 func (b *Builder) ALU(o Op, rd, rs, rt Reg) *Builder {
 	if !isALU3(o) {
-		b.errs.add(b.line, b.instrWhat(len(b.instrs), o), "ALU takes add..sle, not %s", o)
+		b.errs.add(b.line, b.instrWhat(b.instrs.len(), o), "ALU takes add..sle, not %s", o)
 	}
 	p := op(o)
 	p.in.Rd, p.in.Rs, p.in.Rt = uint8(rd), uint8(rs), uint8(rt)
@@ -741,7 +805,7 @@ func (b *Builder) ALU(o Op, rd, rs, rt Reg) *Builder {
 // ALUImm emits a data instruction with an immediate, `op rd, rs, imm`.
 func (b *Builder) ALUImm(o Op, rd, rs Reg, imm int64) *Builder {
 	if !isALU3(o) {
-		b.errs.add(b.line, b.instrWhat(len(b.instrs), o), "ALUImm takes add..sle, not %s", o)
+		b.errs.add(b.line, b.instrWhat(b.instrs.len(), o), "ALUImm takes add..sle, not %s", o)
 	}
 	p := op(o)
 	p.in.Rd, p.in.Rs, p.in.Imm, p.in.UseImm = uint8(rd), uint8(rs), imm, true
@@ -750,42 +814,42 @@ func (b *Builder) ALUImm(o Op, rd, rs Reg, imm int64) *Builder {
 
 // Ld emits `ld rd, mem`.
 func (b *Builder) Ld(rd Reg, m Mem) *Builder {
-	p := op(OpLd).mem(m)
+	p := b.mem(op(OpLd), m)
 	p.in.Rd = uint8(rd)
 	return b.emit(p)
 }
 
 // St emits `st rs, mem`.
 func (b *Builder) St(rs Reg, m Mem) *Builder {
-	p := op(OpSt).mem(m)
+	p := b.mem(op(OpSt), m)
 	p.in.Rs = uint8(rs)
 	return b.emit(p)
 }
 
 // Cas emits `cas rd, mem, rexp, rnew`.
 func (b *Builder) Cas(rd Reg, m Mem, rexp, rnew Reg) *Builder {
-	p := op(OpCas).mem(m)
+	p := b.mem(op(OpCas), m)
 	p.in.Rd, p.in.Rs, p.in.Rt = uint8(rd), uint8(rexp), uint8(rnew)
 	return b.emit(p)
 }
 
 // Xchg emits `xchg rd, mem, rs`.
 func (b *Builder) Xchg(rd Reg, m Mem, rs Reg) *Builder {
-	p := op(OpXchg).mem(m)
+	p := b.mem(op(OpXchg), m)
 	p.in.Rd, p.in.Rs = uint8(rd), uint8(rs)
 	return b.emit(p)
 }
 
 // Fadd emits `fadd rd, mem, rs`.
 func (b *Builder) Fadd(rd Reg, m Mem, rs Reg) *Builder {
-	p := op(OpFadd).mem(m)
+	p := b.mem(op(OpFadd), m)
 	p.in.Rd, p.in.Rs = uint8(rd), uint8(rs)
 	return b.emit(p)
 }
 
 // FaddImm emits `fadd rd, mem, imm`.
 func (b *Builder) FaddImm(rd Reg, m Mem, imm int64) *Builder {
-	p := op(OpFadd).mem(m)
+	p := b.mem(op(OpFadd), m)
 	p.in.Rd, p.in.Imm, p.in.UseImm = uint8(rd), imm, true
 	return b.emit(p)
 }
@@ -806,7 +870,7 @@ func (b *Builder) AllocReg(rd, rs Reg) *Builder {
 
 // Free emits `free mem, n`.
 func (b *Builder) Free(m Mem, n int64) *Builder {
-	p := op(OpFree).mem(m)
+	p := b.mem(op(OpFree), m)
 	p.in.Imm = n
 	return b.emit(p)
 }
@@ -815,10 +879,10 @@ func (b *Builder) Free(m Mem, n int64) *Builder {
 // op one of beq bne blt bge.
 func (b *Builder) Branch(o Op, rs, rt Reg, label string) *Builder {
 	if o < OpBeq || o > OpBge {
-		b.errs.add(b.line, b.instrWhat(len(b.instrs), o), "Branch takes beq, bne, blt or bge, not %s", o)
+		b.errs.add(b.line, b.instrWhat(b.instrs.len(), o), "Branch takes beq, bne, blt or bge, not %s", o)
 	}
 	p := op(o)
-	p.in.Rs, p.in.Rt, p.target = uint8(rs), uint8(rt), label
+	p.in.Rs, p.in.Rt, p.target = uint8(rs), uint8(rt), b.intern(label)
 	return b.emit(p)
 }
 
@@ -826,38 +890,38 @@ func (b *Builder) Branch(o Op, rs, rt Reg, label string) *Builder {
 // `op rs, imm, label`.
 func (b *Builder) BranchImm(o Op, rs Reg, imm int64, label string) *Builder {
 	if o < OpBeq || o > OpBge {
-		b.errs.add(b.line, b.instrWhat(len(b.instrs), o), "BranchImm takes beq, bne, blt or bge, not %s", o)
+		b.errs.add(b.line, b.instrWhat(b.instrs.len(), o), "BranchImm takes beq, bne, blt or bge, not %s", o)
 	}
 	p := op(o)
-	p.in.Rs, p.in.Imm, p.in.UseImm, p.target = uint8(rs), imm, true, label
+	p.in.Rs, p.in.Imm, p.in.UseImm, p.target = uint8(rs), imm, true, b.intern(label)
 	return b.emit(p)
 }
 
 // Beqz emits `beqz rs, label`.
 func (b *Builder) Beqz(rs Reg, label string) *Builder {
 	p := op(OpBeqz)
-	p.in.Rs, p.target = uint8(rs), label
+	p.in.Rs, p.target = uint8(rs), b.intern(label)
 	return b.emit(p)
 }
 
 // Bnez emits `bnez rs, label`.
 func (b *Builder) Bnez(rs Reg, label string) *Builder {
 	p := op(OpBnez)
-	p.in.Rs, p.target = uint8(rs), label
+	p.in.Rs, p.target = uint8(rs), b.intern(label)
 	return b.emit(p)
 }
 
 // Jmp emits `jmp label`.
 func (b *Builder) Jmp(label string) *Builder {
 	p := op(OpJmp)
-	p.target = label
+	p.target = b.intern(label)
 	return b.emit(p)
 }
 
 // Call emits `call label`.
 func (b *Builder) Call(label string) *Builder {
 	p := op(OpCall)
-	p.target = label
+	p.target = b.intern(label)
 	return b.emit(p)
 }
 
@@ -865,38 +929,38 @@ func (b *Builder) Call(label string) *Builder {
 func (b *Builder) Ret() *Builder { return b.emit(op(OpRet)) }
 
 // Lock emits `lock mem`.
-func (b *Builder) Lock(m Mem) *Builder { return b.emit(op(OpLock).mem(m)) }
+func (b *Builder) Lock(m Mem) *Builder { return b.emit(b.mem(op(OpLock), m)) }
 
 // Unlock emits `unlock mem`.
-func (b *Builder) Unlock(m Mem) *Builder { return b.emit(op(OpUnlock).mem(m)) }
+func (b *Builder) Unlock(m Mem) *Builder { return b.emit(b.mem(op(OpUnlock), m)) }
 
 // Barrier emits `barrier mem, n`.
 func (b *Builder) Barrier(m Mem, n int64) *Builder {
-	p := op(OpBarrier).mem(m)
+	p := b.mem(op(OpBarrier), m)
 	p.in.Imm, p.in.UseImm = n, true
 	return b.emit(p)
 }
 
 // BarrierReg emits `barrier mem, rs`.
 func (b *Builder) BarrierReg(m Mem, rs Reg) *Builder {
-	p := op(OpBarrier).mem(m)
+	p := b.mem(op(OpBarrier), m)
 	p.in.Rs = uint8(rs)
 	return b.emit(p)
 }
 
 // Cwait emits `cwait cv, lock`.
-func (b *Builder) Cwait(cv, lock Mem) *Builder { return b.emit(op(OpCwait).mem(cv).mem2(lock)) }
+func (b *Builder) Cwait(cv, lock Mem) *Builder { return b.emit(b.mem2(b.mem(op(OpCwait), cv), lock)) }
 
 // Csignal emits `csignal cv`.
-func (b *Builder) Csignal(cv Mem) *Builder { return b.emit(op(OpCsignal).mem(cv)) }
+func (b *Builder) Csignal(cv Mem) *Builder { return b.emit(b.mem(op(OpCsignal), cv)) }
 
 // Cbcast emits `cbcast cv`.
-func (b *Builder) Cbcast(cv Mem) *Builder { return b.emit(op(OpCbcast).mem(cv)) }
+func (b *Builder) Cbcast(cv Mem) *Builder { return b.emit(b.mem(op(OpCbcast), cv)) }
 
 // Spawn emits `spawn rd, label, rs`.
 func (b *Builder) Spawn(rd Reg, label string, rs Reg) *Builder {
 	p := op(OpSpawn)
-	p.in.Rd, p.in.Rs, p.target = uint8(rd), uint8(rs), label
+	p.in.Rd, p.in.Rs, p.target = uint8(rd), uint8(rs), b.intern(label)
 	return b.emit(p)
 }
 
@@ -917,14 +981,14 @@ func (b *Builder) Tid(rd Reg) *Builder {
 // Assert emits `assert rs, "msg"`.
 func (b *Builder) Assert(rs Reg, msg string) *Builder {
 	p := op(OpAssert)
-	p.in.Rs, p.msg = uint8(rs), msg
+	p.in.Rs, p.msg = uint8(rs), b.intern(msg)
 	return b.emit(p)
 }
 
 // Fail emits `fail "msg"`.
 func (b *Builder) Fail(msg string) *Builder {
 	p := op(OpFail)
-	p.msg = msg
+	p.msg = b.intern(msg)
 	return b.emit(p)
 }
 
@@ -1004,32 +1068,40 @@ func (b *Builder) Program() (*Program, error) {
 	if len(b.expect) > 0 {
 		p.Expect = append([]int64(nil), b.expect...)
 	}
-	n := int32(len(b.instrs))
+	n := int32(b.instrs.len())
 	if n > 0 {
 		p.Instrs = make([]Instruction, n)
 	}
-	strIdx := make(map[string]int32)
-	cpIdx := make(map[string]int32)
-	for i := range b.instrs {
-		pi := &b.instrs[i]
+	strIdx := make(map[nameID]int32)
+	cpIdx := make(map[nameID]int32)
+	if n > 0 {
+		// An instruction without @cp is a code point of its own: most are.
+		p.CodePoints = make([]CodePoint, 0, n)
+	}
+	for i := range b.instrs.len() {
+		pi := b.instrs.at(i)
 		in := pi.in
 		line := in.Line
-		what := b.instrWhat(i, in.Op)
-		if pi.target != "" {
-			d, ok := b.names[pi.target]
+		what := "" // used only without a source line (errSink.add)
+		if line <= 0 {
+			what = b.instrWhat(i, in.Op)
+		}
+		if pi.target != 0 {
+			target := b.str(pi.target)
+			d, ok := b.names[target]
 			switch {
 			case !ok:
-				s.add(line, what, "undefined label %q", pi.target)
+				s.add(line, what, "undefined label %q", target)
 			case !d.code:
-				s.add(line, what, "%q is a data symbol, not a code label", pi.target)
+				s.add(line, what, "%q is a data symbol, not a code label", target)
 			case b.labels[d.idx].PC >= n:
-				s.add(line, what, "label %q has no instruction after it", pi.target)
+				s.add(line, what, "label %q has no instruction after it", target)
 			default:
 				in.Target = b.labels[d.idx].PC
 			}
 		}
 		if in.Op == OpLa {
-			if a, ok := b.symAddr(&s, pi.sym, line, what); ok {
+			if a, ok := b.symAddr(&s, b.str(pi.sym), line, what); ok {
 				if v, ok := addAddr(a, in.Imm); ok {
 					in.Imm = v
 				} else {
@@ -1038,26 +1110,26 @@ func (b *Builder) Program() (*Program, error) {
 			}
 		}
 		if hasSlot(in.Op, slotMem) {
-			in.Off = b.resolveMem(&s, pi.sym, in.Base, in.Off, line, what)
+			in.Off = b.resolveMem(&s, b.str(pi.sym), in.Base, in.Off, line, what)
 		}
 		if hasSlot(in.Op, slotMem2) {
-			in.Off2 = b.resolveMem(&s, pi.sym2, in.Base2, in.Off2, line, what)
+			in.Off2 = b.resolveMem(&s, b.str(pi.sym2), in.Base2, in.Off2, line, what)
 		}
 		if in.Op == OpAssert || in.Op == OpFail {
 			k, ok := strIdx[pi.msg]
 			if !ok {
 				k = int32(len(p.Strings))
 				strIdx[pi.msg] = k
-				p.Strings = append(p.Strings, pi.msg)
+				p.Strings = append(p.Strings, b.str(pi.msg))
 			}
 			in.Msg = k
 		}
-		if pi.cp != "" {
+		if pi.cp != 0 {
 			k, ok := cpIdx[pi.cp]
 			if !ok {
 				k = int32(len(p.CodePoints))
 				cpIdx[pi.cp] = k
-				p.CodePoints = append(p.CodePoints, CodePoint{Name: pi.cp, Line: line, Func: in.Func})
+				p.CodePoints = append(p.CodePoints, CodePoint{Name: b.str(pi.cp), Line: line, Func: in.Func})
 			}
 			in.CodePoint = k
 		} else {

@@ -1,7 +1,9 @@
 package isa
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,11 +18,13 @@ import (
 // other (a jump to no label, overlapping symbols) is printed as closely as
 // the syntax allows.
 func Disassemble(p *Program) string {
+	var b strings.Builder
 	d := newDisasm(p)
+	d.w = &b
 	d.header()
 	d.dataSection()
 	d.textSection()
-	return d.w.String()
+	return b.String()
 }
 
 // Listing is Disassemble with a comment after every instruction giving its
@@ -29,12 +33,35 @@ func Disassemble(p *Program) string {
 // source. It assembles to the same program as Disassemble's text: the
 // comments are comments.
 func Listing(p *Program) string {
+	var b strings.Builder
+	writeListing(&b, p)
+	return b.String()
+}
+
+// WriteListing writes Listing's text for p to w as it goes, without
+// holding the whole text (a listing of millions of instructions is
+// hundreds of megabytes), and returns the first write error.
+func WriteListing(w io.Writer, p *Program) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	writeListing(bw, p)
+	return bw.Flush()
+}
+
+// writeListing writes Listing's text to w.
+func writeListing(w textWriter, p *Program) {
 	d := newDisasm(p)
+	d.w = w
 	d.listing = true
 	d.header()
 	d.dataSection()
 	d.textSection()
-	return d.w.String()
+}
+
+// textWriter is where a disassembly goes: a strings.Builder, or a
+// bufio.Writer whose first error its Flush returns.
+type textWriter interface {
+	io.Writer
+	io.StringWriter
 }
 
 // InstrText spells the instruction at pc as the disassembler does, on one
@@ -96,7 +123,7 @@ func (p *Program) SymbolAt(a uint64) (string, bool) {
 // disasm holds the state of one disassembly.
 type disasm struct {
 	p      *Program
-	w      strings.Builder
+	w      textWriter       // where the text goes
 	syms   []Symbol         // sorted by address, stably
 	target map[int32]string // PC → label name for control transfers
 	extra  []Label          // labels made up for targets that have none
@@ -140,7 +167,7 @@ func newDisasm(p *Program) *disasm {
 	return d
 }
 
-func (d *disasm) printf(format string, args ...any) { fmt.Fprintf(&d.w, format, args...) }
+func (d *disasm) printf(format string, args ...any) { fmt.Fprintf(d.w, format, args...) }
 
 // header prints the metadata directives.
 func (d *disasm) header() {

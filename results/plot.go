@@ -46,6 +46,11 @@ type LineSeries struct {
 	// and marker (a workload at several values of another axis). "" makes
 	// the line a family of its own.
 	Family string
+	// Reference marks reference values (a paper's): the line is drawn
+	// after the others, dashed and darker, with hollow markers larger than
+	// the others' filled ones, so it stays visible where it coincides with
+	// a measured line.
+	Reference bool
 }
 
 // BoxSeries is one box of a Box plot: the sample it summarises.
@@ -157,6 +162,42 @@ func seriesColor(name string, i int) color.Color {
 	return palette[i%len(palette)]
 }
 
+// drawOrder is the order line series are drawn in: as given, reference
+// lines last, on top.
+func drawOrder(series []LineSeries) []int {
+	order := make([]int, 0, len(series))
+	for _, ref := range []bool{false, true} {
+		for i, s := range series {
+			if s.Reference == ref {
+				order = append(order, i)
+			}
+		}
+	}
+	return order
+}
+
+// lineLook is the line and marker style of series s given its colour,
+// dashes and marker: 1.5-point lines with 3-point markers, and for a
+// reference line a darker shade, dashes and hollow 5.5-point rings.
+func lineLook(s LineSeries, c color.Color, dashes []vg.Length, shape draw.GlyphDrawer) (draw.LineStyle, draw.GlyphStyle) {
+	line := draw.LineStyle{Color: c, Width: vg.Points(1.5), Dashes: dashes}
+	glyph := draw.GlyphStyle{Color: c, Shape: shape, Radius: vg.Points(3)}
+	if s.Reference {
+		c = darken(c)
+		line.Color, glyph.Color = c, c
+		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		glyph.Shape = draw.RingGlyph{}
+		glyph.Radius = vg.Points(5.5)
+	}
+	return line, glyph
+}
+
+// darken returns c at 60% of its brightness.
+func darken(c color.Color) color.Color {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	return color.NRGBA{uint8(float64(n.R) * 0.6), uint8(float64(n.G) * 0.6), uint8(float64(n.B) * 0.6), n.A}
+}
+
 // markers are the point shapes of line plots.
 var markers = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{},
 	draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}}
@@ -212,11 +253,13 @@ func newPlot(title, ylabel string) (*plot.Plot, *plot.Legend) {
 // readableTicks put 4 to 10 labelled ticks at round values (steps of 1,
 // 2, 2.5 or 5 times a power of ten) with an unlabelled tick between each
 // pair, labelled as people read numbers: no trailing zeros (250, not
-// 250.00) and k, M or G for thousands, millions and billions (2.5M).
-type readableTicks struct{}
+// 250.00) and k, M or G for thousands, millions and billions (2.5M). With
+// integer set, every tick is a whole number (a step of at least 1, no
+// tick between two a step of 1 or 5 apart).
+type readableTicks struct{ integer bool }
 
 // Ticks returns the ticks between min and max.
-func (readableTicks) Ticks(min, max float64) []plot.Tick {
+func (rt readableTicks) Ticks(min, max float64) []plot.Tick {
 	if !(max > min) || math.IsInf(max-min, 0) {
 		return []plot.Tick{{Value: min, Label: tickLabel(min, 1, tickUnit(min))}}
 	}
@@ -229,6 +272,13 @@ func (readableTicks) Ticks(min, max float64) []plot.Tick {
 			break
 		}
 	}
+	if rt.integer {
+		step = math.Max(1, math.Round(step))
+		if step == 2.5 || step == 3 {
+			step = 2
+		}
+	}
+	halves := !rt.integer || math.Mod(step, 2) == 0
 	unit := tickUnit(math.Max(math.Abs(min), math.Abs(max)))
 	var ticks []plot.Tick
 	for k := math.Ceil(min / step); k*step <= max*(1+1e-12)+1e-300; k++ {
@@ -237,11 +287,11 @@ func (readableTicks) Ticks(min, max float64) []plot.Tick {
 			v = 0
 		}
 		ticks = append(ticks, plot.Tick{Value: v, Label: tickLabel(v, step, unit)})
-		if half := v + step/2; half <= max {
+		if half := v + step/2; half <= max && halves {
 			ticks = append(ticks, plot.Tick{Value: half})
 		}
 	}
-	if first := math.Ceil(min/step)*step - step/2; first >= min {
+	if first := math.Ceil(min/step)*step - step/2; first >= min && halves {
 		ticks = append(ticks, plot.Tick{Value: first})
 	}
 	return ticks
@@ -396,29 +446,140 @@ func zeroBase(p *plot.Plot, values []float64) {
 // GroupedBar draws, for each category, one bar per series side by side, with
 // a legend of the series beside the plot, and writes path.png and path.svg.
 func GroupedBar(title, ylabel string, categories []string, series []Series, path string) error {
-	const kind = "grouped bar"
-	if err := checkSeries(kind, title, categories, series); err != nil {
+	return BarChart{Title: title, YLabel: ylabel, Categories: categories, Series: series}.Draw(path)
+}
+
+// BarChart is a grouped bar plot: for each category one bar per series,
+// side by side, with a legend of the series beside the plot.
+type BarChart struct {
+	// Title and YLabel are the plot's title and its y axis's label.
+	Title, YLabel string
+	// Categories label the x axis.
+	Categories []string
+	// Series hold one value per category each.
+	Series []Series
+	// LogY draws the y axis on a log10 scale, from the power of ten at or
+	// below the smallest positive value, for values that span decades; a
+	// value at or below 0 draws no bar (its data table keeps it).
+	LogY bool
+	// IntegerY puts the y axis's ticks on whole numbers only (ranks,
+	// counts).
+	IntegerY bool
+}
+
+// Draw draws the chart and writes path.png and path.svg.
+func (c BarChart) Draw(path string) error {
+	p, leg, w, err := c.plot()
+	if err != nil {
 		return err
 	}
-	p, leg := newPlot(title, ylabel)
-	w := plotWidth(len(categories), len(series))
-	bw := barWidth(w, len(categories), len(series))
+	return render("grouped bar", c.Title, p, leg, w, 4.5*vg.Inch, path)
+}
+
+// plot checks the series and builds the chart's plot, legend and width.
+func (c BarChart) plot() (*plot.Plot, *plot.Legend, vg.Length, error) {
+	const kind = "grouped bar"
+	title := c.Title
+	if err := checkSeries(kind, title, c.Categories, c.Series); err != nil {
+		return nil, nil, 0, err
+	}
+	p, leg := newPlot(title, c.YLabel)
+	if c.IntegerY {
+		p.Y.Tick.Marker = readableTicks{integer: true}
+	}
+	var toY func(float64) float64 // a value's height on the axis
+	if c.LogY {
+		toY = logAxis(p, c.Series)
+	}
+	w := plotWidth(len(c.Categories), len(c.Series))
+	bw := barWidth(w, len(c.Categories), len(c.Series))
 	var all []float64
-	for i, s := range series {
-		bars, err := plotter.NewBarChart(plotter.Values(s.Values), bw)
+	for i, s := range c.Series {
+		vs := heights(s.Values, toY)
+		bars, err := plotter.NewBarChart(plotter.Values(vs), bw)
 		if err != nil {
-			return plotError(kind, title, "series %q: %v", s.Name, err)
+			return nil, nil, 0, plotError(kind, title, "series %q: %v", s.Name, err)
 		}
 		bars.LineStyle.Width = 0
 		bars.Color = seriesColor(s.Name, i)
-		bars.Offset = vg.Length(float64(i)-float64(len(series)-1)/2) * bw
+		bars.Offset = vg.Length(float64(i)-float64(len(c.Series)-1)/2) * bw
 		p.Add(bars)
 		leg.Add(s.Name, bars)
-		all = append(all, s.Values...)
+		all = append(all, vs...)
 	}
-	nominalX(p, categories)
-	zeroBase(p, all)
-	return render(kind, title, p, leg, w, 4.5*vg.Inch, path)
+	nominalX(p, c.Categories)
+	if toY == nil {
+		zeroBase(p, all)
+	}
+	return p, leg, w, nil
+}
+
+// heights returns the bars' heights for values: toY of each (nil: the
+// values themselves).
+func heights(values []float64, toY func(float64) float64) []float64 {
+	if toY == nil {
+		return values
+	}
+	vs := make([]float64, len(values))
+	for j, v := range values {
+		vs[j] = toY(v)
+	}
+	return vs
+}
+
+// logAxis sets p's y axis up as a log10 axis for the series' values and
+// returns the height of a value on it: decades above the axis's floor (a
+// power of ten at or below the smallest positive value), 0 for a value at
+// or below 0. The ticks are labelled with the values at each power of ten,
+// unlabelled at 2–9 times it.
+func logAxis(p *plot.Plot, series []Series) func(float64) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for _, v := range s.Values {
+			if v > 0 {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+	}
+	if math.IsInf(lo, 1) {
+		lo, hi = 1, 10
+	}
+	floor := math.Floor(math.Log10(lo))
+	top := max(math.Ceil(math.Log10(hi)), floor+1)
+	p.Y.Min, p.Y.Max = 0, top-floor
+	p.Y.Tick.Marker = logTicks{floor: floor}
+	if p.Y.Label.Text != "" {
+		p.Y.Label.Text += ", log scale"
+	}
+	return func(v float64) float64 {
+		if !(v > 0) {
+			return 0
+		}
+		return math.Log10(v) - floor
+	}
+}
+
+// logTicks are the ticks of a log10 axis drawn as decades above floor (a
+// power of ten's exponent): a labelled tick at each power of ten, with
+// the value there (0.1, 1, 10, 100, 1000, 10k), and unlabelled ticks at 2–9
+// times it.
+type logTicks struct{ floor float64 }
+
+// Ticks returns the ticks between min and max, in decades above floor.
+func (t logTicks) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	for k := math.Floor(min); k <= max+1e-9; k++ {
+		v := math.Pow(10, k+t.floor)
+		if k >= min-1e-9 {
+			ticks = append(ticks, plot.Tick{Value: k, Label: tickLabel(v, v, tickUnit(v))})
+		}
+		for m := 2.0; m < 10; m++ {
+			if x := k + math.Log10(m); x >= min && x <= max {
+				ticks = append(ticks, plot.Tick{Value: x})
+			}
+		}
+	}
+	return ticks
 }
 
 // StackedBar draws the series stacked on one bar per category, the first
@@ -494,11 +655,31 @@ func (e errorPoints) YError(i int) (float64, float64) { return e.e[i], e.e[i] }
 // points, with vertical error bars of ±YErr where YErr is given, a legend
 // of the series, and writes path.png and path.svg.
 func Line(title, xlabel, ylabel string, series []LineSeries, path string) error {
-	p, leg, err := linePlot(title, xlabel, ylabel, series)
+	return LineChart{Title: title, XLabel: xlabel, YLabel: ylabel, Series: series}.Draw(path)
+}
+
+// LineChart is a line plot: Line's arguments and how its y axis is
+// drawn.
+type LineChart struct {
+	// Title, XLabel and YLabel are the plot's title and axis labels.
+	Title, XLabel, YLabel string
+	// Series are the lines.
+	Series []LineSeries
+	// Shares fixes the y axis from 0 to 1 (values are shares), however
+	// close together the values are.
+	Shares bool
+}
+
+// Draw draws the chart and writes path.png and path.svg.
+func (c LineChart) Draw(path string) error {
+	p, leg, err := linePlot(c.Title, c.XLabel, c.YLabel, c.Series)
 	if err != nil {
 		return err
 	}
-	return render("line plot", title, p, leg, 7*vg.Inch, 4.5*vg.Inch, path)
+	if c.Shares {
+		p.Y.Min, p.Y.Max = -0.02, 1.02
+	}
+	return render("line plot", c.Title, p, leg, 7*vg.Inch, 4.5*vg.Inch, path)
 }
 
 // linePlot checks the series and builds Line's plot and legend. A numeric
@@ -537,7 +718,8 @@ func linePlot(title, xlabel, ylabel string, series []LineSeries) (*plot.Plot, *p
 	p, leg := newPlot(title, ylabel)
 	p.X.Label.Text = xlabel
 	colors, dashes, shapes := lineStyles(series)
-	for i, s := range series {
+	for _, i := range drawOrder(series) {
+		s := series[i]
 		xys := make(plotter.XYs, len(s.X))
 		for j := range s.X {
 			xys[j].X, xys[j].Y = s.X[j], s.Y[j]
@@ -546,13 +728,8 @@ func linePlot(title, xlabel, ylabel string, series []LineSeries) (*plot.Plot, *p
 		if err != nil {
 			return nil, nil, plotError(kind, title, "series %q: %v", s.Name, err)
 		}
-		c := colors[i]
-		line.Color = c
-		line.Width = vg.Points(1.5)
-		line.Dashes = dashes[i]
-		points.Color = c
-		points.Shape = shapes[i]
-		points.Radius = vg.Points(3)
+		line.LineStyle, points.GlyphStyle = lineLook(s, colors[i], dashes[i], shapes[i])
+		c := line.Color
 		p.Add(line, points)
 		if s.YErr != nil {
 			bars, err := plotter.NewYErrorBars(errorPoints{s.X, s.Y, s.YErr})
@@ -688,14 +865,7 @@ func render(kind, title string, p *plot.Plot, leg *plot.Legend, w, h vg.Length, 
 		}
 	}
 	totalW, totalH := w+legW, max(h, legH+vg.Points(40))
-	var imgs [2]bytes.Buffer
-	exts := [2]string{"png", "svg"}
-	for i, ext := range exts {
-		c, err := draw.NewFormattedCanvas(totalW, totalH, ext)
-		if err != nil {
-			return plotError(kind, title, "render %s: %v", ext, err)
-		}
-		dc := draw.New(c)
+	return renderWith(kind, title, totalW, totalH, path, func(dc draw.Canvas) {
 		area := draw.Crop(dc, 0, -legW, 0, 0)
 		p.Draw(area)
 		if leg != nil {
@@ -705,6 +875,27 @@ func render(kind, title string, p *plot.Plot, leg *plot.Legend, w, h vg.Length, 
 				Max: vg.Point{X: totalW - vg.Points(gap), Y: top},
 			}})
 		}
+	})
+}
+
+// renderWith draws an image of w × h with drawFn, as PNG and SVG in
+// memory, then writes path.png and path.svg; if the second write fails
+// the first file is removed again. A panic in drawing (gonum/plot panics
+// on some degenerate input) is returned as an error naming the plot.
+func renderWith(kind, title string, w, h vg.Length, path string, drawFn func(draw.Canvas)) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = plotError(kind, title, "cannot draw: %v", r)
+		}
+	}()
+	var imgs [2]bytes.Buffer
+	exts := [2]string{"png", "svg"}
+	for i, ext := range exts {
+		c, err := draw.NewFormattedCanvas(w, h, ext)
+		if err != nil {
+			return plotError(kind, title, "render %s: %v", ext, err)
+		}
+		drawFn(draw.New(c))
 		if _, err := c.WriteTo(&imgs[i]); err != nil {
 			return plotError(kind, title, "render %s: %v", ext, err)
 		}

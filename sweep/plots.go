@@ -93,6 +93,19 @@ func drawPlots(plan *Plan, stats []*pointStats, metrics []Metric, dir string) ([
 			}
 			plots = append(plots, rel)
 		}
+		for _, dm := range detectionMeasures {
+			if len(plan.Spec.Detectors) == 0 {
+				break
+			}
+			rel := filepath.Join("plots", dm.name+"-by-workload")
+			err := detectionBars(dm, plan.Spec.Detectors, nil, groups, filepath.Join(dir, rel), "workload")
+			if err != nil && !errors.Is(err, errNoData) {
+				return nil, err
+			}
+			if err == nil {
+				plots = append(plots, rel)
+			}
+		}
 		return plots, nil
 	}
 	for ai, a := range axes {
@@ -115,8 +128,124 @@ func drawPlots(plan *Plan, stats []*pointStats, metrics []Metric, dir string) ([
 			}
 			plots = append(plots, rel)
 		}
+		for _, dm := range detectionMeasures {
+			if len(plan.Spec.Detectors) == 0 {
+				break
+			}
+			var rel string
+			var err error
+			if a.Numeric() {
+				rel = filepath.Join("plots", dm.name+"-vs-"+a.Key)
+				err = detectionLines(dm, plan.Spec.Detectors, a, groups, filepath.Join(dir, rel))
+			} else {
+				rel = filepath.Join("plots", dm.name+"-by-"+a.Key)
+				err = detectionBars(dm, plan.Spec.Detectors, &a, groups, filepath.Join(dir, rel), a.Key)
+			}
+			if errors.Is(err, errNoData) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			plots = append(plots, rel)
+		}
 	}
 	return plots, nil
+}
+
+// detectionMeasure is what a detection plot shows of a detector's
+// findings at a point.
+type detectionMeasure struct {
+	// name is the plot files' stem, title the title's start, label the y
+	// axis's label.
+	name, title, label string
+	// shares says the values are shares (a 0–1 axis).
+	shares bool
+	// value is detector k's value at a point.
+	value func(ps *pointStats, k int) float64
+}
+
+// detectionMeasures are the detection plots: the share of a point's runs
+// with a finding (DETECTOR_runs over runs) and the distinct findings over
+// them (DETECTOR_findings), which tells detectors apart where every run
+// has one.
+var detectionMeasures = []detectionMeasure{
+	{name: "detection", title: "Detection", label: "share of runs with a finding", shares: true,
+		value: func(ps *pointStats, k int) float64 { return float64(ps.flagged[k]) / float64(ps.n) }},
+	{name: "findings", title: "Distinct findings", label: "distinct findings over the runs",
+		value: func(ps *pointStats, k int) float64 { return float64(ps.distinct[k]) }},
+}
+
+// detectionLines draws dm (the share of a point's runs with a finding, or
+// the distinct findings) against the numeric axis a: a line per group and
+// detector, a group's lines in one colour, a detector's in one style.
+func detectionLines(dm detectionMeasure, detectors []string, a Axis, groups []*series, path string) error {
+	order := axisOrder(a)
+	var lines []results.LineSeries
+	for _, g := range sortedByWorkload(groups) {
+		for k, d := range detectors {
+			ls := results.LineSeries{Name: g.name + ": " + d, Family: g.name}
+			for _, i := range order {
+				if ps := g.points[i]; ps != nil && ps.n > 0 {
+					ls.X = append(ls.X, axisNumber(a.Values[i]))
+					ls.Y = append(ls.Y, dm.value(ps, k))
+				}
+			}
+			if len(ls.X) > 0 {
+				lines = append(lines, ls)
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return errNoData
+	}
+	return results.LineChart{Title: dm.title + " vs " + a.Key, XLabel: a.Key, YLabel: dm.label, Series: lines, Shares: dm.shares}.Draw(path)
+}
+
+// detectionBars draws dm per detector: for each value of the categorical
+// axis a, a bar per group and detector; with no axis (a nil), for each
+// group a bar per detector. by names the x axis in the title.
+func detectionBars(dm detectionMeasure, detectors []string, a *Axis, groups []*series, path, by string) error {
+	var cats []string
+	var bars []results.Series
+	if a == nil {
+		for k, d := range detectors {
+			s := results.Series{Name: d}
+			for _, g := range groups {
+				if ps := g.points[0]; ps != nil && ps.n > 0 {
+					if k == 0 {
+						cats = append(cats, g.name)
+					}
+					s.Values = append(s.Values, dm.value(ps, k))
+				}
+			}
+			bars = append(bars, s)
+		}
+		if len(cats) == 0 {
+			return errNoData
+		}
+	} else {
+		cats = axisCategories(*a)
+		for _, g := range groups {
+			for k, d := range detectors {
+				s := results.Series{Name: g.name + ": " + d, Values: make([]float64, len(cats))}
+				has := false
+				for i, ps := range g.points {
+					if ps != nil && ps.n > 0 {
+						s.Values[i] = dm.value(ps, k)
+						has = true
+					}
+				}
+				if has {
+					bars = append(bars, s)
+				}
+			}
+		}
+		if len(bars) == 0 {
+			return errNoData
+		}
+	}
+	return results.GroupedBar(dm.title+" by "+by, dm.label, cats, bars, path)
 }
 
 // errNoData says a plot had no points to draw and was skipped.
@@ -125,32 +254,12 @@ var errNoData = errors.New("no data")
 // linePlot draws metric mi against the numeric axis a, a line per group
 // with error bars of the 95% interval, points in increasing axis order.
 func linePlot(a Axis, groups []*series, mi int, m Metric, path string) error {
-	order := make([]int, len(a.Values))
-	for i := range order {
-		order[i] = i
-	}
-	num := func(v any) float64 {
-		switch x := v.(type) {
-		case int64:
-			return float64(x)
-		case float64:
-			return x
-		}
-		return 0
-	}
-	sort.SliceStable(order, func(i, j int) bool { return num(a.Values[order[i]]) < num(a.Values[order[j]]) })
+	order := axisOrder(a)
+	num := axisNumber
 	// A workload's lines (one per value of the other axes) share a colour
 	// and sit together in the legend.
 	var lines []results.LineSeries
-	first := map[string]int{}
-	for _, g := range groups {
-		if _, ok := first[g.workload]; !ok {
-			first[g.workload] = len(first)
-		}
-	}
-	groups = slices.Clone(groups)
-	sort.SliceStable(groups, func(i, j int) bool { return first[groups[i].workload] < first[groups[j].workload] })
-	for _, g := range groups {
+	for _, g := range sortedByWorkload(groups) {
 		ls := results.LineSeries{Name: g.name, Family: g.workload}
 		for _, i := range order {
 			ps := g.points[i]
@@ -172,9 +281,44 @@ func linePlot(a Axis, groups []*series, mi int, m Metric, path string) error {
 	return results.Line(m.Label+" vs "+a.Key, a.Key, m.Label, lines, path)
 }
 
-// barPlot draws metric mi's mean for each value of the categorical axis a,
-// a bar per group (0 where a point has no runs).
-func barPlot(a Axis, groups []*series, mi int, m Metric, path string) error {
+// axisOrder returns the indices of the numeric axis a's values in
+// increasing order of value.
+func axisOrder(a Axis) []int {
+	order := make([]int, len(a.Values))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return axisNumber(a.Values[order[i]]) < axisNumber(a.Values[order[j]]) })
+	return order
+}
+
+// axisNumber is a numeric axis value as a float64 (0 for any other).
+func axisNumber(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return 0
+}
+
+// sortedByWorkload returns groups with each workload's together, in order
+// of the workloads' first appearance.
+func sortedByWorkload(groups []*series) []*series {
+	first := map[string]int{}
+	for _, g := range groups {
+		if _, ok := first[g.workload]; !ok {
+			first[g.workload] = len(first)
+		}
+	}
+	groups = slices.Clone(groups)
+	sort.SliceStable(groups, func(i, j int) bool { return first[groups[i].workload] < first[groups[j].workload] })
+	return groups
+}
+
+// axisCategories are the categorical axis a's values as labels.
+func axisCategories(a Axis) []string {
 	cats := make([]string, len(a.Values))
 	for i, v := range a.Values {
 		cats[i] = configs.FormatValue(v)
@@ -182,6 +326,13 @@ func barPlot(a Axis, groups []*series, mi int, m Metric, path string) error {
 			cats[i] = s
 		}
 	}
+	return cats
+}
+
+// barPlot draws metric mi's mean for each value of the categorical axis a,
+// a bar per group (0 where a point has no runs).
+func barPlot(a Axis, groups []*series, mi int, m Metric, path string) error {
+	cats := axisCategories(a)
 	var bars []results.Series
 	for _, g := range groups {
 		s := results.Series{Name: g.name, Values: make([]float64, len(cats))}

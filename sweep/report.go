@@ -54,6 +54,9 @@ type pointStats struct {
 //   - plots/METRIC-by-AXIS.{png,svg} for each categorical axis: a grouped
 //     bar plot of each metric's mean (plots/METRIC-by-workload with no
 //     axes);
+//   - with detectors, plots/detection-vs-AXIS (or detection-by-AXIS,
+//     detection-by-workload): each detector's share of a point's runs with
+//     a finding, and plots/findings-vs-AXIS its distinct findings;
 //   - report.md linking them, with the command that made them.
 //
 // runs are the sweep's runs (ReadRuns); points without runs are
@@ -220,7 +223,11 @@ func reportMarkdown(plan *Plan, rep *Report, nruns int, command string) string {
 		fmt.Fprintf(&b, "\n**Partial:** %d of %d points have no runs and are left out of the table and plots.\n", rep.Missing, len(plan.Points))
 	}
 	b.WriteString("\n## Plots\n\n")
-	b.WriteString("Lines are means over seeds with error bars of the 95% confidence interval of the mean.\n\n")
+	b.WriteString("Lines are means over seeds with error bars of the 95% confidence interval of the mean.")
+	if len(s.Detectors) > 0 {
+		b.WriteString(" The detection plots give, per detector, the share of a point's runs in which it reported a finding (`DETECTOR_runs` over `runs` in the table), the findings plots its distinct findings over them (`DETECTOR_findings`).")
+	}
+	b.WriteString("\n\n")
 	for _, p := range rep.Plots {
 		slash := filepath.ToSlash(p)
 		title := strings.TrimPrefix(slash, "plots/")

@@ -221,3 +221,58 @@ func TestSweepReportOfARun(t *testing.T) {
 		t.Errorf("point 0 roi_cycles_mean %v, want %v", got, want)
 	}
 }
+
+// A sweep with detectors draws their detection: the share of each point's
+// runs with a finding, against the numeric axis and by the categorical
+// one (issue 25: detect-jitter.toml drew none); without axes, by workload.
+func TestSweepReportDetectionPlots(t *testing.T) {
+	plan, runs := fakePlan()
+	plan.Spec.Detectors = []string{"hb", "lockset"}
+	for i := range runs {
+		if runs[i].Run == 0 {
+			runs[i].Result.Findings = sim.Findings{{Detector: "hb", Kind: "race", PCs: []int32{1, 2}}}
+		}
+	}
+	dir := t.TempDir()
+	rep, err := sweep.WriteReport(plan, runs, dir, "weft sweep fake.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"detection-vs-machine.cores", "detection-by-mode", "findings-vs-machine.cores", "findings-by-mode"} {
+		rel := filepath.Join("plots", p)
+		found := false
+		for _, q := range rep.Plots {
+			found = found || q == rel
+		}
+		if !found {
+			t.Errorf("no %s among %v", p, rep.Plots)
+			continue
+		}
+		svg, err := os.ReadFile(filepath.Join(dir, rel+".svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		label := "share of runs with a finding"
+		if strings.HasPrefix(p, "findings") {
+			label = "distinct findings over the runs"
+		}
+		for _, s := range []string{label, "fft", "lockset"} {
+			if !strings.Contains(string(svg), s) {
+				t.Errorf("%s.svg lacks %q", p, s)
+			}
+		}
+	}
+
+	plan.Spec.Axes = nil
+	plan.Points = plan.Points[:2] // fft and lu
+	for i := range plan.Points {
+		plan.Points[i].Axes = nil
+	}
+	rep, err = sweep.WriteReport(plan, runs[:6], t.TempDir(), "weft sweep fake.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(rep.Plots, " "), filepath.Join("plots", "detection-by-workload")) {
+		t.Errorf("no detection-by-workload among %v", rep.Plots)
+	}
+}

@@ -1,10 +1,6 @@
 package main
 
-import (
-	"fmt"
-
-	"weft/isa"
-)
+import "weft/isa"
 
 // cmdAsm is `weft asm FILE.s`.
 func cmdAsm(e env, args []string) error {
@@ -29,6 +25,5 @@ one a line, and the exit status is 1.`)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprint(e.stdout, isa.Listing(prog))
-	return err
+	return isa.WriteListing(e.stdout, prog)
 }

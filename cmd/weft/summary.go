@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"weft/coherence"
 	"weft/core"
@@ -32,7 +33,7 @@ func printRun(w io.Writer, tg target, r sim.Result) {
 	if roi := uint64(st(core.ROICycles)); roi != r.Cycles && st(cpu.StatInstructions.String()) > 0 {
 		ipc += " over " + plural(roi, "ROI cycle")
 	}
-	fmt.Fprintf(w, "instrs    %d   %s   per thread %s\n", r.Instructions, ipc, joinInts(r.ThreadInstructions))
+	fmt.Fprint(w, wrapList(fmt.Sprintf("instrs    %d   %s   per thread", r.Instructions, ipc), intStrings(r.ThreadInstructions), summaryWidth))
 	outs := "(none)"
 	if len(r.Outputs) > 0 {
 		outs = joinInts(r.Outputs)
@@ -331,11 +332,45 @@ func si(v float64) string {
 
 // joinInts formats integers separated by spaces.
 func joinInts[T int32 | int64 | uint64](vs []T) string {
+	return strings.Join(intStrings(vs), " ")
+}
+
+// intStrings spells each of vs in decimal.
+func intStrings[T int32 | int64 | uint64](vs []T) []string {
 	s := make([]string, len(vs))
 	for i, v := range vs {
 		s[i] = fmt.Sprint(v)
 	}
-	return strings.Join(s, " ")
+	return s
+}
+
+// summaryWidth is the width, in columns, the run summary's lists wrap at.
+const summaryWidth = 80
+
+// wrapList returns head followed by items, one space apart, on lines of at
+// most width columns: the items that do not fit after head continue on
+// lines indented as the summary's continuation lines are (10 columns), so
+// 64 threads' instruction counts read as a block instead of one long
+// line. An item longer than a line gets a line of its own. The text ends
+// with a newline.
+func wrapList(head string, items []string, width int) string {
+	const indent = "          "
+	var b strings.Builder
+	b.WriteString(head)
+	col := utf8.RuneCountInString(head)
+	for i, it := range items {
+		if col+1+len(it) > width && (i == 0 || col > len(indent)) {
+			b.WriteString("\n" + indent)
+			col = len(indent)
+		} else {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(it)
+		col += len(it)
+	}
+	b.WriteByte('\n')
+	return b.String()
 }
 
 // groupCol is a column of the per-core counters table: a counter of each

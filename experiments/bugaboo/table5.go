@@ -55,8 +55,8 @@ func runBugabooTable5(env experiments.Env) (*experiments.Report, error) {
 read misses (Rd.Ms), write misses (Wr.Ms) and coherence misses (Coh.Ms) per
 10k memory operations, and then the Bugaboo hardware's metadata writes, CT
 writes and traps, BB-SW's slowdown and the graph sizes. This reproduction
-covers the three miss columns; the other columns need the Bugaboo hardware
-and detector, which a later issue adds to this experiment.`,
+covers the three miss columns; the BB-HW event rates, the graph sizes and
+BB-SW's slowdown are weft reproduce bugaboo's (its Table 5 sections).`,
 		Tables: []*results.Table{side, ours},
 		Plots:  []experiments.Plot{plot},
 		Comment: `The profiles were calibrated against these very columns (workloads/README.md describes how), so the

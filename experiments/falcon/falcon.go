@@ -532,12 +532,17 @@ kind it identified, those in at least one failing run, those only in failing run
 report), and the rank of the true bug.`,
 		Tables: []*results.Table{t, tt},
 		Plots: []experiments.Plot{{Name: "table4_rank", Caption: "Rank of the bug pattern by subject (0: not ranked), weft beside the paper", Data: t,
-			Draw: func(path string) error {
-				return results.GroupedBar("Falcon: rank of the bug pattern", "rank (0: none)", cats,
-					[]results.Series{{Name: "weft", Values: rk}, {Name: "paper", Values: rp}}, path)
-			}}},
+			Draw: rankChart(cats, rk, rp).Draw}},
 		Comment: comment,
 	}, sum, nil
+}
+
+// rankChart is Table 4's rank plot: weft's rank of the bug pattern (rk)
+// beside the paper's (rp) per subject (cats). Ranks are whole numbers, and
+// so are the axis's ticks.
+func rankChart(cats []string, rk, rp []float64) results.BarChart {
+	return results.BarChart{Title: "Falcon: rank of the bug pattern", YLabel: "rank (0: none)", Categories: cats,
+		Series: []results.Series{{Name: "weft", Values: rk}, {Name: "paper", Values: rp}}, IntegerY: true}
 }
 
 // subjectNamed returns the subject of a Table 3 program.

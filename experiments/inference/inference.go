@@ -8,8 +8,10 @@ package inference
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -645,8 +647,33 @@ func infCosts(ss []*infScenario) (*results.Table, string, string) {
 		c.WriteString("Warning: a recorded run's cycles differ from its plain run's. Recording's host cost: ")
 	}
 	fmt.Fprintf(&c, "%.2f× over all scenarios (host time, fastest of 3; the paper's tracer: about 20× on aget, over TSAN's 5–15×). Replays take %.2f× the plain run's cycles on average (%.2f–%.2f): parked threads wait for their scheduled turn, the partial serialisation the paper names. Search host time per window is at most %s (%s); the paper's postprocessing plus FDR took seconds to half an hour on far larger traces.",
-		float64(recSum)/float64(max(plainSum, 1)), sum.Mean, sum.Min, sum.Max, maxSearch, maxAt)
-	return t, fmt.Sprintf("costs: recording %.2f× host time, replay %.2f× cycles, search ≤ %s per window", float64(recSum)/float64(max(plainSum, 1)), sum.Mean, maxSearch), c.String()
+		float64(recSum)/float64(max(plainSum, 1)), sum.Mean, sum.Min, sum.Max, readableDuration(maxSearch), maxAt)
+	return t, fmt.Sprintf("costs: recording %.2f× host time, replay %.2f× cycles, search ≤ %s per window", float64(recSum)/float64(max(plainSum, 1)), sum.Mean, readableDuration(maxSearch)), c.String()
+}
+
+// readableDuration spells a host time to three significant digits in the
+// largest unit that keeps it at least 1 ("823 ms", "1.24 s", "45.2 µs",
+// "700 ns"), not as time.Duration prints it ("823.321462ms").
+func readableDuration(d time.Duration) string {
+	units := []struct {
+		size time.Duration
+		name string
+	}{{time.Second, "s"}, {time.Millisecond, "ms"}, {time.Microsecond, "µs"}, {time.Nanosecond, "ns"}}
+	for i, u := range units {
+		if d < u.size && i < len(units)-1 {
+			continue
+		}
+		v := float64(d) / float64(u.size)
+		if v <= 0 {
+			return "0 ns"
+		}
+		digits := max(0, 2-int(math.Floor(math.Log10(v))))
+		if r := math.Pow(10, float64(digits)); math.Round(v*r)/r >= 1000 && i > 0 {
+			u, v, digits = units[i-1], v/1000, 2 // 999.7 ms is 1.00 s
+		}
+		return strconv.FormatFloat(v, 'f', digits, 64) + " " + u.name
+	}
+	return ""
 }
 
 // infTable1Plot draws the real errors and who finds them, by scenario

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -109,22 +110,32 @@ func matrixSection(d *defaultRuns, ph psetHWRuns) (experiments.Section, string, 
 	if err != nil {
 		return experiments.Section{}, "", err
 	}
-	heatCols := append(slices.Clone(matrixDetectors), "pset-hw")
+	bugCols, fpCols := heatMapColumns()
 	sec := experiments.Section{
 		Heading: "Detector × bug matrix",
 		Text:    matrixText(seeds, ph.cfg),
 		Tables:  []*results.Table{m.bugT, m.fpT, psetT},
 		Comment: m.pt.comment(m.found[slices.Index(matrixDetectors, "pset")], m.nBug, m.nOK, seeds),
 		Plots: []experiments.Plot{
-			{Name: "detection", Caption: "Share of runs in which each detector found the seeded bug", Data: m.bugT, Draw: func(path string) error {
-				return results.HeatMap("Detector × bug: share of runs with an @bug finding", m.bugRows, heatCols, m.bugVals, 0, 1, path)
+			{Name: "detection", Caption: "Share of runs in which each detector found the seeded bug, and the runs that failed with the PSet hardware off and on, with whether it avoided every failure (each cell gives its count of runs)", Data: m.bugT, Draw: func(path string) error {
+				return results.HeatMap(m.bugHeatMap(bugCols, seeds), path)
 			}},
-			{Name: "false_positives", Caption: "Share of runs with any finding on the correct kernels", Data: m.fpT, Draw: func(path string) error {
-				return results.HeatMap("Findings on correct kernels: share of runs", m.fpRows, heatCols, m.fpVals, 0, 1, path)
+			{Name: "false_positives", Caption: "Share of runs with any finding on the correct kernels, and the runs that failed with the PSet hardware on (each cell gives its count of runs)", Data: m.fpT, Draw: func(path string) error {
+				return results.HeatMap(m.fpHeatMap(fpCols, seeds), path)
 			}},
 		},
 	}
 	return sec, m.summary(cells), nil
+}
+
+// heatMapColumns are the columns of the detection heat map (the
+// detectors', pset-hw's, the failing runs with the PSet hardware off and
+// on, and whether it avoided every failure: README's "pset-hw detection,
+// failing-run and avoidance columns") and of the false-positive one.
+func heatMapColumns() (bug, fp []string) {
+	bug = append(slices.Clone(matrixDetectors), "pset-hw", "failing off", "failing pset-hw", "pset-hw avoids")
+	fp = append(slices.Clone(matrixDetectors), "pset-hw", "failing pset-hw")
+	return bug, fp
 }
 
 // matrix accumulates the detector × bug matrix (bugT) and the
@@ -134,6 +145,9 @@ type matrix struct {
 	bugT, fpT       *results.Table
 	bugRows, fpRows []string
 	bugVals, fpVals [][]float64
+	// bugLabels and fpLabels are the heat maps' cell texts: counts of
+	// runs, and Yes, No or — for avoidance.
+	bugLabels, fpLabels [][]string
 	// found and noisy count, per detector of matrixDetectors, the bug
 	// kernels it found and the correct kernels it reported anything on;
 	// nBug and nOK count the kernels.
@@ -181,16 +195,19 @@ func (m *matrix) addBug(d *defaultRuns, i int, det []detection, p psetrepro.HWSc
 	}
 	m.nBug++
 	row := []any{en.Name, en.Class, strings.Join(en.Rows, " "), buggy}
-	vals := make([]float64, len(det), len(det)+1)
+	vals := make([]float64, len(det), len(det)+4)
+	labels := make([]string, len(det), len(det)+4)
 	for k, x := range det {
 		row = append(row, x.hits)
 		vals[k] = float64(x.hits) / float64(len(runs))
+		labels[k] = fmt.Sprint(x.hits)
 		if x.hits > 0 {
 			m.found[k]++
 		}
 	}
 	row = append(row, p.Hits, p.FailingOn, p.Avoids())
-	vals = append(vals, float64(p.Hits)/float64(psetRuns))
+	vals = append(vals, float64(p.Hits)/float64(psetRuns), float64(buggy)/float64(len(runs)), float64(p.FailingOn)/float64(psetRuns), avoidsValue(p.Avoids()))
+	labels = append(labels, fmt.Sprint(p.Hits), fmt.Sprint(buggy), fmt.Sprint(p.FailingOn), p.Avoids())
 	var sws []*bugaboo.SW
 	if i < len(d.bbsw) {
 		sws = d.bbsw[i]
@@ -204,6 +221,38 @@ func (m *matrix) addBug(d *defaultRuns, i int, det []detection, p psetrepro.HWSc
 	m.bugT.AddRow(row...)
 	m.bugRows = append(m.bugRows, en.Name)
 	m.bugVals = append(m.bugVals, vals)
+	m.bugLabels = append(m.bugLabels, labels)
+}
+
+// avoidsValue places an avoidance cell on the heat map's scale: Yes at 1
+// (every failure avoided), No at 0, — (nothing failed) without a value.
+func avoidsValue(avoids string) float64 {
+	switch avoids {
+	case "Yes":
+		return 1
+	case "No":
+		return 0
+	}
+	return math.NaN()
+}
+
+// bugHeatMap is the detection heat map over cols, seeds runs per kernel.
+func (m *matrix) bugHeatMap(cols []string, seeds int) results.HeatMapSpec {
+	return results.HeatMapSpec{
+		Title: fmt.Sprintf("Detector × bug: runs (of %d) with an @bug finding; failing runs; avoidance", seeds),
+		Rows:  m.bugRows, Cols: cols, Values: m.bugVals, Labels: m.bugLabels,
+		Lo: 0, Hi: 1, Scale: "share of runs\n(avoids: Yes 1, No 0)",
+	}
+}
+
+// fpHeatMap is the false-positive heat map over cols, seeds runs per
+// kernel.
+func (m *matrix) fpHeatMap(cols []string, seeds int) results.HeatMapSpec {
+	return results.HeatMapSpec{
+		Title: fmt.Sprintf("Correct kernels: runs (of %d) with any finding; failing runs with pset-hw", seeds),
+		Rows:  m.fpRows, Cols: cols, Values: m.fpVals, Labels: m.fpLabels,
+		Lo: 0, Hi: 1, Scale: "share of runs",
+	}
 }
 
 // addCorrect adds a correct kernel: det is the detectors' scores on its
@@ -212,19 +261,23 @@ func (m *matrix) addBug(d *defaultRuns, i int, det []detection, p psetrepro.HWSc
 func (m *matrix) addCorrect(en workloads.Entry, det []detection, p psetrepro.HWScore, runs, psetRuns int) {
 	m.nOK++
 	row := []any{en.Name}
-	vals := make([]float64, len(det), len(det)+1)
+	vals := make([]float64, len(det), len(det)+2)
+	labels := make([]string, len(det), len(det)+2)
 	for k, x := range det {
 		row = append(row, x.flagged, x.distinct)
 		vals[k] = float64(x.flagged) / float64(runs)
+		labels[k] = fmt.Sprint(x.flagged)
 		if x.flagged > 0 {
 			m.noisy[k]++
 		}
 	}
 	row = append(row, p.Flagged, p.Distinct, p.FailingOn)
-	vals = append(vals, float64(p.Flagged)/float64(psetRuns))
+	vals = append(vals, float64(p.Flagged)/float64(psetRuns), float64(p.FailingOn)/float64(psetRuns))
+	labels = append(labels, fmt.Sprint(p.Flagged), fmt.Sprint(p.FailingOn))
 	m.fpT.AddRow(row...)
 	m.fpRows = append(m.fpRows, en.Name)
 	m.fpVals = append(m.fpVals, vals)
+	m.fpLabels = append(m.fpLabels, labels)
 }
 
 // summary is the matrix's text for the terminal; cells are PSet Table 1's

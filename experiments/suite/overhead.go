@@ -90,17 +90,11 @@ immediate predecessor is remote), the stalls of violating accesses and
 the spans rollbacks discard; the paper had no timing model and measured
 none of it.`, psetrepro.DefaultMode, psetProfileSeeds, psetProfileTrainSeeds,
 			psetMetaBytes(ps, psetCfg.Cache.L1.LineBytes), psetCfg.Cache.L1.LineBytes, ps.Granularity, ps.MaxReadersTracked, ps.CheckBaseCycles, ps.CheckPerEntryCycles),
-		Tables: []*results.Table{t},
-		Plots: []experiments.Plot{{Name: "hw_overhead", Caption: "BB-HW's and the PSet hardware's simulated-cycle overhead, and the PSet checks' cycles (summed over the cores), on the synthetic profiles", Data: t,
-			Draw: func(path string) error {
-				return results.GroupedBar("Hardware overhead on the profiles (simulated cycles)", "% of cycles", o.names,
-					[]results.Series{{Name: "BB-HW overhead", Values: o.over}, {Name: "PSet overhead", Values: o.psetOver}, {Name: "PSet check cycles", Values: o.psetCheck}}, path)
-			}}},
+		Tables:  []*results.Table{t},
+		Plots:   o.plots(t),
 		Comment: o.comment(ps),
 	}
-	text := fmt.Sprintf("BB-HW overhead: median %.2f%% of simulated cycles on the profiles; largest %.2f%% (%s)\n", experiments.Median(o.over), o.worst, o.worstName)
-	text += fmt.Sprintf("PSet hardware overhead (%s): median %.2f%% of simulated cycles on the profiles (checks %.2f%%); largest %.2f%% (%s)\n",
-		psetrepro.DefaultMode, experiments.Median(o.psetOver), experiments.Median(o.psetCheck), o.pWorst.overhead(), o.pWorstName)
+	text := o.console()
 	return sec, text
 }
 
@@ -108,13 +102,18 @@ none of it.`, psetrepro.DefaultMode, psetProfileSeeds, psetProfileTrainSeeds,
 // plot, the comment and the summary say of them.
 type overheads struct {
 	// names, over, psetOver and psetCheck are the synthetic profiles and
-	// their BB-HW overhead, PSet overhead and PSet check cycles, in %.
+	// their BB-HW overhead, PSet overhead and PSet check cycles, in %;
+	// psetStall and psetRollback their PSet stall and rollback cycles, in
+	// % (the table's columns).
 	names                     []string
 	over, psetOver, psetCheck []float64
-	// worst is the largest BB-HW overhead (of any workload), pWorst the
-	// PSet hardware's cost on the profile with the largest overhead.
-	worst      float64
-	worstName  string
+	psetStall, psetRollback   []float64
+	// kNames and kOver are the kernels (bug and correct) and their BB-HW
+	// overhead, in %.
+	kNames []string
+	kOver  []float64
+	// pWorst is the PSet hardware's cost on the profile with the largest
+	// overhead.
 	pWorst     psetCost
 	pWorstName string
 	// stalled and rolled name the profiles where the PSet hardware
@@ -153,6 +152,8 @@ func (o *overheads) add(t *results.Table, en workloads.Entry, runs, hwRuns, pset
 		o.over = append(o.over, pct)
 		o.psetOver = append(o.psetOver, p.overhead())
 		o.psetCheck = append(o.psetCheck, p.pct(p.check))
+		o.psetStall = append(o.psetStall, p.pct(p.stall))
+		o.psetRollback = append(o.psetRollback, p.pct(p.rollback))
 		if o.pWorstName == "" || p.overhead() > o.pWorst.overhead() {
 			o.pWorst, o.pWorstName = p, en.Name
 		}
@@ -172,9 +173,77 @@ func (o *overheads) add(t *results.Table, en workloads.Entry, runs, hwRuns, pset
 			o.okRolled = append(o.okRolled, fmt.Sprintf("%s (%.0f%%)", en.Name, p.overhead()))
 		}
 	}
-	if pct > o.worst {
-		o.worst, o.worstName = pct, en.Name
+	if en.Kind == workloads.Kernel {
+		o.kNames = append(o.kNames, en.Name)
+		o.kOver = append(o.kOver, pct)
 	}
+}
+
+// largest returns the largest of vs and its name (of names), "" when vs
+// is empty.
+func largest(names []string, vs []float64) (float64, string) {
+	best, name := 0.0, ""
+	for i, v := range vs {
+		if name == "" || v > best {
+			best, name = v, names[i]
+		}
+	}
+	return best, name
+}
+
+// console is the overheads' lines for the terminal. Each line's median
+// and largest are over one set of workloads, named in the line: the
+// profiles, or the kernels.
+func (o *overheads) console() string {
+	var b strings.Builder
+	if len(o.names) > 0 {
+		worst, worstName := largest(o.names, o.over)
+		fmt.Fprintf(&b, "BB-HW overhead: median %.2f%% of simulated cycles on the %d profiles, largest %.2f%% (%s)",
+			experiments.Median(o.over), len(o.names), worst, worstName)
+		if len(o.kOver) > 0 {
+			kWorst, kWorstName := largest(o.kNames, o.kOver)
+			fmt.Fprintf(&b, "; on the %d kernels median %.2f%%, largest %.2f%% (%s)", len(o.kNames), experiments.Median(o.kOver), kWorst, kWorstName)
+		}
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "PSet hardware overhead (%s): median %.2f%% of simulated cycles on the %d profiles (checks %.2f%%), largest %.2f%% (%s)\n",
+			psetrepro.DefaultMode, experiments.Median(o.psetOver), len(o.names), experiments.Median(o.psetCheck), o.pWorst.overhead(), o.pWorstName)
+	} else if len(o.kOver) > 0 {
+		kWorst, kWorstName := largest(o.kNames, o.kOver)
+		fmt.Fprintf(&b, "BB-HW overhead: median %.2f%% of simulated cycles on the %d kernels, largest %.2f%% (%s)\n", experiments.Median(o.kOver), len(o.kNames), kWorst, kWorstName)
+	}
+	return b.String()
+}
+
+// plots are the overhead section's figures, both from t: the hardware's
+// overhead on the profiles (% more cycles than with it off), and apart,
+// on an axis of its own, the PSet hardware's check, stall and rollback
+// cycles as % of the cycles with it on. Check and stall cycles are summed
+// over the cores' accesses, so they are not parts of the overhead and may
+// exceed it: they never share its axis.
+func (o *overheads) plots(t *results.Table) []experiments.Plot {
+	over, parts := o.overheadSeries(), o.componentSeries()
+	return []experiments.Plot{
+		{Name: "hw_overhead", Caption: "BB-HW's and the PSet hardware's simulated-cycle overhead on the synthetic profiles: the cycles with the hardware on over those with it off", Data: t,
+			Draw: func(path string) error {
+				return results.GroupedBar("Hardware overhead on the profiles (simulated cycles)", "overhead (% of cycles with the hardware off)", o.names, over, path)
+			}},
+		{Name: "pset_cycles", Caption: "The PSet hardware's check, stall and rollback cycles on the synthetic profiles, as % of the cycles with it on; check and stall cycles are summed over the cores' accesses (divided by the cores, the share of core time), so they are not parts of the overhead above", Data: t,
+			Draw: func(path string) error {
+				return results.GroupedBar("PSet hardware cycles on the profiles (check and stall summed over the cores)", "% of cycles with the hardware on", o.names, parts, path)
+			}},
+	}
+}
+
+// overheadSeries are the hw_overhead plot's series: overheads only.
+func (o *overheads) overheadSeries() []results.Series {
+	return []results.Series{{Name: "BB-HW overhead", Values: o.over}, {Name: "PSet overhead", Values: o.psetOver}}
+}
+
+// componentSeries are the pset_cycles plot's series: the PSet hardware's
+// cycles by kind.
+func (o *overheads) componentSeries() []results.Series {
+	return []results.Series{{Name: "PSet check cycles", Values: o.psetCheck}, {Name: "PSet stall cycles", Values: o.psetStall},
+		{Name: "PSet rollback cycles", Values: o.psetRollback}}
 }
 
 // comment comments the overheads with their numbers; ps is the PSet

@@ -399,8 +399,8 @@ machine (each kernel's .cores raises machine.cores where it needs more),
 with the hb, lockset, AVIO and PSet (software monitor) detectors (and BB-SW on the bug kernels)
 attached, and the detector × bug matrix they give; the same seeds again with Bugaboo's hardware on
 and with PSet's hardware on (%s, checking the PSets learned from other seeds' passing runs),
-for their columns of the matrix and their simulated-cycle overhead. Later issues add the other
-papers' detectors and hardware here.`, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1, psetrepro.DefaultMode),
+for their columns of the matrix and their simulated-cycle overhead. Falcon, ConSeq and interleaving
+inference are not in it; each has its own weft reproduce.`, base.Sim.Seed, base.Sim.Seed+uint64(seeds)-1, psetrepro.DefaultMode),
 		Sections: sections,
 		Configs:  []experiments.NamedConfig{{Name: "default", Config: base}},
 		Seeds: fmt.Sprintf("%d..%d for every workload (detectors attached; again with BB-HW on, and with the PSet hardware on: all of them for a kernel, %d..%d for a synthetic profile); %d..%d train AVIO and PSet on the kernels, %d..%d PSet on the synthetic profiles",

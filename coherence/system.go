@@ -152,7 +152,9 @@ type Txn struct {
 	Requested core.Cycle
 	// Granted is the cycle the bus was granted (0 in OnIssue).
 	Granted core.Cycle
-	// Done is the cycle the transaction completed (0 in OnIssue).
+	// Done is the cycle the protocol performed the transaction (0 in
+	// OnIssue): the atomic bus's completion, the split bus's order point
+	// (its data arrives later).
 	Done core.Cycle
 }
 
@@ -370,8 +372,19 @@ func New(spec Spec, eng *core.Engine, events *core.Stream, dataBase uint64, memW
 // Target returns the engine target of the bus's completion events.
 func (s *System) Target() int32 { return s.target }
 
-// Requester returns the core whose transaction is on the bus (or was last).
+// Requester returns the core whose transaction is on the bus (or was last;
+// on the split bus, the last to reach its order point).
 func (s *System) Requester() int { return int(s.st.cur.core) }
+
+// EventCore returns the core whose transaction the memory system's engine
+// event (op, arg) serves: the argument of a split-bus order point or data
+// arrival, the atomic bus's transaction in flight otherwise.
+func (s *System) EventCore(op int32, arg uint64) int {
+	if op == opOrder || op == opArrive {
+		return int(arg)
+	}
+	return int(s.st.cur.core)
+}
 
 // SetClient attaches the core-side client of cache c.
 func (s *System) SetClient(c int, cl Client) { s.clients[c] = cl }

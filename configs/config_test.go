@@ -353,7 +353,7 @@ func TestValidateErrors(t *testing.T) {
 		{"cache.l1.hit_cycles=1000000001", "cache.l1.hit_cycles", "must be at most 1000000000 (10^9 cycles"},
 		{"cache.l2.size_bytes=-1", "cache.l2.size_bytes", "must be 0 (no L2) or positive, got -1"},
 		{"cache.l2.size_bytes=16384", "cache.l2.size_bytes", "must be at least cache.l1.size_bytes (32768): a shared L2 smaller than one L1, got 16384"},
-		{"cache.l2.size_bytes=536870912", "cache.l2.size_bytes", "must be at most 268435456 (256 MiB), got 536870912"},
+		{"cache.l2.size_bytes=536870912", "cache.l2.size_bytes", "must be at most 67108864 (64 MiB), got 536870912"},
 		{"cache.l2.size_bytes=100000", "cache.l2.size_bytes", "multiple of line_bytes × assoc (64 × 8), got 100000"},
 		{"cache.l2.size_bytes=98304", "cache.l2.size_bytes", "power-of-two number of sets, got 98304 / (64 × 8) = 192 sets"},
 		{"cache.l2.assoc=0", "cache.l2.assoc", "at least 1, got 0"},

@@ -33,8 +33,10 @@ const MaxRunCycles = 1_000_000_000_000_000
 // busy cycles and shares of 200%).
 const MaxLatencyCycles = 1_000_000_000
 
-// MaxL2Bytes is the largest cache.l2.size_bytes, 256 MiB.
-const MaxL2Bytes = 256 << 20
+// MaxL2Bytes is the largest cache.l2.size_bytes, 64 MiB: an L2 keeps tags,
+// LRU stamps and dirty bits (17 bytes a line), which every checkpoint
+// copies, and the papers' machines have a few MiB at most.
+const MaxL2Bytes = 64 << 20
 
 // MaxBusWidthBytes is the largest bus.width_bytes, 4096: a bus wider than
 // a line and its metadata moves it in one cycle anyway.

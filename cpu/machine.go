@@ -550,7 +550,7 @@ func (m *Machine) overdue() *Core {
 		}
 	}
 	if it.Target == m.mem.Target() {
-		return m.cores[m.mem.Requester()]
+		return m.cores[m.mem.EventCore(it.Op, it.Arg)]
 	}
 	return nil
 }

@@ -236,7 +236,7 @@ func (c *Core) run() {
 	st := &c.st
 	prog := m.prog.Instrs
 	alu := m.spec.ALUCycles
-	maxCycles := m.spec.MaxCycles
+	horizon := m.horizon
 	pc, t := st.PC, st.Time
 	for !m.st.ended {
 		if uint32(pc) >= uint32(len(prog)) {
@@ -258,14 +258,22 @@ func (c *Core) run() {
 			}
 		}
 		in := &prog[pc]
-		if t+alu > maxCycles && localOp(in.Op) {
-			// The instruction would complete past sim.max_cycles: it
-			// does not run (nor count), and the engine declares the hang
-			// at global time. Without this an endless register-only loop
-			// counted one instruction more than it had cycles.
-			st.PC, st.Time = pc, t
-			c.schedule(t + alu)
-			return
+		if t+alu > horizon && localOp(in.Op) {
+			if !m.poll(t + alu) {
+				// The instruction would complete past sim.max_cycles: it
+				// does not run (nor count), and the engine declares the
+				// hang at global time. Without this an endless
+				// register-only loop counted one instruction more than it
+				// had cycles. Or the run was interrupted (StopOn), and
+				// ends here.
+				st.PC, st.Time = pc, t
+				if !m.stopped {
+					c.schedule(t + alu)
+				}
+				return
+			}
+			// Only the horizon moved (StopOn): the run goes on unchanged.
+			horizon = m.horizon
 		}
 		r := &st.Regs
 		var b int64

@@ -121,3 +121,36 @@ func TestWithContextSameRun(t *testing.T) {
 		t.Errorf("endless loop: %s at cycle %d, want a hang at max_cycles", r.Outcome, r.Cycles)
 	}
 }
+
+// BenchmarkWithContext is BenchmarkRun/cores=8 with a context that is
+// never cancelled (WithContext): the cost of looking at it every
+// cpu.StopCycles cycles, as weft run, sweeps and batches now run.
+func BenchmarkWithContext(b *testing.B) {
+	// As mixedRun: the program built and run once before the timer.
+	p, err := workloads.BenchMixed(8, benchInstrs).Program()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := configs.Default()
+	cfg.Machine.Cores = 8
+	first, err := sim.Run(cfg, p, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.ReportAllocs()
+	b.ResetTimer()
+	var instrs uint64
+	for i := 0; i < b.N; i++ {
+		r, err := sim.Run(cfg, p, 1, sim.WithContext(ctx))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Cycles != first.Cycles {
+			b.Fatalf("%d cycles with a context, %d without", r.Cycles, first.Cycles)
+		}
+		instrs += r.Instructions
+	}
+	b.ReportMetric(float64(instrs)/b.Elapsed().Seconds()/1e6, "MIPS")
+}

@@ -239,8 +239,11 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 	}
 	var stopped *sim.InterruptedError
 	if interrupted && *runs == 1 && errors.As(err, &stopped) {
-		return &interruptedError{status: in.status(),
-			msg: fmt.Sprintf("run: interrupted at cycle %d of seed %d, before the run ended: it has no result", stopped.Cycle, tg.cfg.Sim.Seed)}
+		msg := fmt.Sprintf("run: interrupted at cycle %d of seed %d, before the run ended: it has no result", stopped.Cycle, tg.cfg.Sim.Seed)
+		if od != nil {
+			msg += fmt.Sprintf(" (%s is empty)", od.partialPath())
+		}
+		return &interruptedError{status: in.status(), msg: msg}
 	}
 	if interrupted {
 		msg := fmt.Sprintf("run: interrupted after %d of %d runs", sum.runs, *runs)

@@ -115,7 +115,17 @@ func TestRunSignalStopsLongRun(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			prog := writeFile(t, "loop.s", c.src)
-			cmd, stderr := weftProcess(t, c.ignore, "run", "-p", prog, "--set", "sim.max_cycles=1000000000000000", "--set", "machine.cores=2")
+			args := []string{"run", "-p", prog, "--set", "sim.max_cycles=1000000000000000", "--set", "machine.cores=2"}
+			want := `^weft: run: interrupted at cycle [1-9]\d* of seed 1, before the run ended: it has no result\n$`
+			var partial string
+			if c.sig == syscall.SIGTERM {
+				// With --out: the run is not in runs.partial.jsonl.
+				dir := t.TempDir()
+				partial = filepath.Join(dir, "runs.partial.jsonl")
+				args = append(args, "--out", dir)
+				want = strings.TrimSuffix(want, `\n$`) + regexp.QuoteMeta(" ("+partial+" is empty)") + `\n$`
+			}
+			cmd, stderr := weftProcess(t, c.ignore, args...)
 			// Signal it once it is simulating: 300 ms of CPU time is far
 			// more than it needs to start (or half a second, without /proc).
 			if _, ok := cpuTime(cmd.Process.Pid); ok {
@@ -127,8 +137,13 @@ func TestRunSignalStopsLongRun(t *testing.T) {
 			if status != c.status {
 				t.Fatalf("exit status %d, want %d; stderr %s", status, c.status, stderr)
 			}
-			if !regexp.MustCompile(`^weft: run: interrupted at cycle [1-9]\d* of seed 1, before the run ended: it has no result\n$`).MatchString(stderr.String()) {
-				t.Errorf("stderr %q", stderr)
+			if !regexp.MustCompile(want).MatchString(stderr.String()) {
+				t.Errorf("stderr %q, want %s", stderr, want)
+			}
+			if partial != "" {
+				if b, err := os.ReadFile(partial); err != nil || len(b) != 0 {
+					t.Errorf("%s: %q, %v; want it empty", partial, b, err)
+				}
 			}
 			t.Logf("stopped %v after the signal", took)
 		})

@@ -481,9 +481,7 @@ func (m *Machine) RunUntil(limit core.Cycle) bool {
 			break
 		}
 		if at > m.horizon && !m.poll(at) {
-			if !m.stopped {
-				m.endHang(fmt.Sprintf("exceeded sim.max_cycles (%d)", m.spec.MaxCycles), m.spec.MaxCycles, m.overdue())
-			}
+			m.pastMaxCycles()
 			break
 		}
 		if at > limit {
@@ -492,6 +490,15 @@ func (m *Machine) RunUntil(limit core.Cycle) bool {
 		m.step()
 	}
 	return true
+}
+
+// pastMaxCycles ends the run as a hang when the next event is past
+// sim.max_cycles and poll stopped it, unless the run was interrupted
+// instead (StopOn).
+func (m *Machine) pastMaxCycles() {
+	if !m.stopped {
+		m.endHang(fmt.Sprintf("exceeded sim.max_cycles (%d)", m.spec.MaxCycles), m.spec.MaxCycles, m.overdue())
+	}
 }
 
 // step fires the next event, then carries out pending checkpoint and
@@ -518,9 +525,7 @@ func (m *Machine) Step() bool {
 	case !ok:
 		m.deadlock()
 	case at > m.horizon && !m.poll(at):
-		if !m.stopped {
-			m.endHang(fmt.Sprintf("exceeded sim.max_cycles (%d)", m.spec.MaxCycles), m.spec.MaxCycles, m.overdue())
-		}
+		m.pastMaxCycles()
 	default:
 		m.step()
 	}

@@ -236,7 +236,7 @@ func (c *Core) run() {
 	st := &c.st
 	prog := m.prog.Instrs
 	alu := m.spec.ALUCycles
-	maxCycles := m.spec.MaxCycles
+	// Local instructions stop at m.horizon (sim.max_cycles, or StopOn's).
 	pc, t := st.PC, st.Time
 	for !m.st.ended {
 		if uint32(pc) >= uint32(len(prog)) {
@@ -258,14 +258,14 @@ func (c *Core) run() {
 			}
 		}
 		in := &prog[pc]
-		if t+alu > maxCycles && localOp(in.Op) {
-			// The instruction would complete past sim.max_cycles: it
-			// does not run (nor count), and the engine declares the hang
-			// at global time. Without this an endless register-only loop
-			// counted one instruction more than it had cycles.
-			st.PC, st.Time = pc, t
-			c.schedule(t + alu)
-			return
+		if t+alu > m.horizon && localOp(in.Op) {
+			// Past sim.max_cycles the instruction does not run, or this
+			// is a look at StopOn's channel (pastHorizon). Keep run's
+			// lines before its calls where they are: the PGO profile
+			// names call sites by line (BENCHMARKS.md, issue 25).
+			if c.pastHorizon(pc, t) {
+				return
+			}
 		}
 		r := &st.Regs
 		var b int64
@@ -411,6 +411,25 @@ func (c *Core) run() {
 		pc++
 	}
 	st.PC, st.Time = pc, t
+}
+
+// pastHorizon is run's test of a local instruction at pc that would
+// complete past the horizon, from cycle t. It reports whether run must
+// return. Past sim.max_cycles the instruction does not run (nor count),
+// and the engine declares the hang at global time: without this an
+// endless register-only loop counted one instruction more than it had
+// cycles. A run interrupted by StopOn's channel ends here. Otherwise only
+// the horizon moved, and the run goes on unchanged.
+func (c *Core) pastHorizon(pc int32, t core.Cycle) bool {
+	m := c.m
+	if m.poll(t + m.spec.ALUCycles) {
+		return false
+	}
+	c.st.PC, c.st.Time = pc, t
+	if !m.stopped {
+		c.schedule(t + m.spec.ALUCycles)
+	}
+	return true
 }
 
 // regMask masks a register index into the register file, so that indexing

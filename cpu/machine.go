@@ -206,6 +206,84 @@ type Machine struct {
 	rollbacks  int
 	// checkpoints counts the checkpoints taken (not restored by a rollback).
 	checkpoints int
+
+	// horizon is the cycle past which the run loop and a core's loop of
+	// local instructions stop to call poll: sim.max_cycles, or with
+	// StopOn an earlier cycle at which to look at the stop channel. It is
+	// the host's, not the run's: snapshots do not copy it, and where it
+	// lies changes nothing a run computes, only when poll is called.
+	horizon core.Cycle
+	// stop, when not nil, interrupts the run once it is closed (StopOn);
+	// every is how often it is looked at, in cycles.
+	stop  <-chan struct{}
+	every core.Cycle
+	// stoppedAt is the cycle at which the run was interrupted; stopped
+	// reports that it was.
+	stoppedAt core.Cycle
+	stopped   bool
+}
+
+// StopCycles is how often, in simulated cycles, a machine with a stop
+// channel looks at it by default (StopOn). It is 2^16 cycles: well under
+// a millisecond of host time for the cheapest instructions (a core alone
+// in a register-only loop runs about 2·10^8 cycles a second), while a look
+// costs about as much as one instruction.
+const StopCycles core.Cycle = 1 << 16
+
+// StopOn makes the run stop early once stop is closed (a context's Done
+// channel). The machine looks at stop whenever an event, or the next of a
+// core's local instructions (registers, branches, work, delay), lies more
+// than every cycles (0: StopCycles) past the cycle of the last look, so a
+// run stops within about every simulated cycles of the close, even in an
+// endless loop that never leaves one core: at an event boundary or
+// between two instructions, as ended with no outcome, and Interrupted
+// reports the cycle it reached. Until stop is closed the run is the same,
+// cycle for cycle, as without it: a look changes no state of the run. A
+// nil stop is no stop. Call it before Run.
+func (m *Machine) StopOn(stop <-chan struct{}, every core.Cycle) {
+	if every == 0 {
+		every = StopCycles
+	}
+	m.stop, m.every, m.horizon = stop, every, m.spec.MaxCycles
+	if stop != nil {
+		m.horizon = min(m.spec.MaxCycles, satAdd(max(m.eng.Now(), m.st.frontier), every))
+	}
+}
+
+// Interrupted reports whether the run was stopped by StopOn's channel
+// before it ended, and the cycle it had reached (the furthest any core had
+// got). An interrupted run has no outcome and no statistics worth reading.
+func (m *Machine) Interrupted() (core.Cycle, bool) { return m.stoppedAt, m.stopped }
+
+// poll is called when cycle t, an event's or the cycle at which a core's
+// next local instruction would complete, is past the horizon. It reports
+// whether the run goes on past it: not when t is past sim.max_cycles (the
+// caller ends the run as a hang, or has the engine do so) or when the
+// stop channel is closed (the run is then interrupted: ended, with no
+// outcome). Otherwise it moves the horizon every cycles past t and
+// changes nothing else.
+func (m *Machine) poll(t core.Cycle) bool {
+	if t > m.spec.MaxCycles {
+		return false
+	}
+	select {
+	case <-m.stop:
+		m.stopped = true
+		m.stoppedAt = max(t, m.eng.Now(), m.st.frontier)
+		m.st.ended = true
+		return false
+	default:
+	}
+	m.horizon = min(m.spec.MaxCycles, satAdd(t, m.every))
+	return true
+}
+
+// satAdd is a+b, or the largest cycle when that overflows.
+func satAdd(a, b core.Cycle) core.Cycle {
+	if a+b < a {
+		return ^core.Cycle(0)
+	}
+	return a + b
 }
 
 // New builds a machine for prog with the given hardware extensions. Events
@@ -235,7 +313,8 @@ func New(spec Spec, memSpec coherence.Spec, prog *isa.Program, seed uint64, even
 		events = &core.Stream{}
 	}
 	memSpec.Cores = spec.Cores
-	m := &Machine{spec: spec, prog: prog, eng: &core.Engine{}, events: events, seed: seed, woken: make([]*Core, 0, spec.Cores)}
+	m := &Machine{spec: spec, prog: prog, eng: &core.Engine{}, events: events, seed: seed, woken: make([]*Core, 0, spec.Cores),
+		horizon: spec.MaxCycles}
 	// Rounded up, so that any probability above 0 turns irritators on;
 	// exact for 1 (every draw is below 2^53).
 	m.irritateBelow = uint64(math.Ceil(spec.IrritatorProb * (1 << 53)))
@@ -401,8 +480,8 @@ func (m *Machine) RunUntil(limit core.Cycle) bool {
 			m.deadlock()
 			break
 		}
-		if at > m.spec.MaxCycles {
-			m.endHang(fmt.Sprintf("exceeded sim.max_cycles (%d)", m.spec.MaxCycles), m.spec.MaxCycles, m.overdue())
+		if at > m.horizon && !m.poll(at) {
+			m.pastMaxCycles()
 			break
 		}
 		if at > limit {
@@ -413,6 +492,15 @@ func (m *Machine) RunUntil(limit core.Cycle) bool {
 	return true
 }
 
+// pastMaxCycles ends the run as a hang when the next event is past
+// sim.max_cycles and poll stopped it, unless the run was interrupted
+// instead (StopOn).
+func (m *Machine) pastMaxCycles() {
+	if !m.stopped {
+		m.endHang(fmt.Sprintf("exceeded sim.max_cycles (%d)", m.spec.MaxCycles), m.spec.MaxCycles, m.overdue())
+	}
+}
+
 // step fires the next event, then carries out pending checkpoint and
 // rollback requests (the safe point between events).
 func (m *Machine) step() {
@@ -421,7 +509,7 @@ func (m *Machine) step() {
 		m.st.internal = err
 		m.st.ended = true
 	}
-	if m.pending != 0 && m.st.internal == nil {
+	if m.pending != 0 && m.st.internal == nil && !m.stopped {
 		m.safePoint()
 	}
 }
@@ -436,8 +524,8 @@ func (m *Machine) Step() bool {
 	switch {
 	case !ok:
 		m.deadlock()
-	case at > m.spec.MaxCycles:
-		m.endHang(fmt.Sprintf("exceeded sim.max_cycles (%d)", m.spec.MaxCycles), m.spec.MaxCycles, m.overdue())
+	case at > m.horizon && !m.poll(at):
+		m.pastMaxCycles()
 	default:
 		m.step()
 	}

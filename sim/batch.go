@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"weft/configs"
 	"weft/isa"
@@ -40,8 +41,9 @@ type Job struct {
 // The first error, of a run or of deliver, stops the jobs not yet started
 // and is returned once the runs in flight have finished; no run after it
 // is delivered. When ctx is cancelled no further job starts, the runs in
-// flight finish, every job finished in an unbroken prefix is delivered, and
-// StreamJobs returns an error that wraps ctx's (errors.Is(err,
+// flight stop within cpu.StopCycles simulated cycles (WithContext) and
+// have no result, every job finished in an unbroken prefix is delivered,
+// and StreamJobs returns an error that wraps ctx's (errors.Is(err,
 // context.Canceled)) unless every job was delivered.
 func StreamJobs(ctx context.Context, jobs []Job, workers int, onDone func(done int), deliver func(i int, r Result) error) error {
 	return stream(ctx, len(jobs), func(i int) Job { return jobs[i] }, workers, onDone, deliver)
@@ -129,6 +131,6 @@ func stream(ctx context.Context, n int, job func(i int) Job, workers int, onDone
 		if j.Options != nil {
 			opts = j.Options()
 		}
-		return Run(j.Config, j.Program, j.Seed, opts...)
+		return Run(j.Config, j.Program, j.Seed, append(slices.Clip(opts), WithContext(ctx))...)
 	}, onDone, deliver)
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -37,9 +38,13 @@ const heapFloor = 32 << 20
 // The first error, of a job or of deliver, stops the jobs not yet started
 // and is returned once the jobs in flight have finished; no job after it
 // is delivered. When ctx is cancelled no further job starts, the jobs in
-// flight finish, every job finished in an unbroken prefix is delivered, and
-// Stream returns an error that wraps context.Cause(ctx) (errors.Is(err,
-// context.Canceled)) unless every job was delivered.
+// flight finish or stop early (a job that returns an error wrapping
+// context.Cause(ctx) once ctx is cancelled, as a run with WithContext(ctx)
+// does, counts as not finished, not as an error), every job finished in an
+// unbroken prefix is delivered, and Stream returns an error that wraps
+// context.Cause(ctx) (errors.Is(err, context.Canceled)) unless every job
+// was delivered; when the first job not delivered was stopped part way,
+// the error wraps that job's error (a run's *InterruptedError).
 func Stream[T any](ctx context.Context, n, workers int, work func(i int) (T, error), onDone func(done int), deliver func(i int, v T) error) error {
 	if n == 0 {
 		return nil
@@ -107,12 +112,24 @@ func Stream[T any](ctx context.Context, n, workers int, work func(i int) (T, err
 	have := make([]bool, window)
 	delivered, done := 0, 0
 	var first error
+	// stopped is the error of the first job (by index, stoppedAt) that
+	// ctx stopped before it finished.
+	var stopped error
+	stoppedAt := n
 	for f := range out {
 		done++
 		if onDone != nil {
 			onDone(done)
 		}
 		if first != nil {
+			continue
+		}
+		if f.err != nil && parent.Err() != nil && errors.Is(f.err, context.Cause(parent)) {
+			// Stopped by ctx before it finished (a run with
+			// WithContext): not finished, as if it had not started.
+			if f.i < stoppedAt {
+				stopped, stoppedAt = f.err, f.i
+			}
 			continue
 		}
 		if f.err != nil {
@@ -138,6 +155,10 @@ func Stream[T any](ctx context.Context, n, workers int, work func(i int) (T, err
 		return first
 	}
 	if delivered < n {
+		if stoppedAt == delivered {
+			// The first job not delivered was stopped part way: say where.
+			return fmt.Errorf("batch interrupted after %d of %d runs: %w", delivered, n, stopped)
+		}
 		return fmt.Errorf("batch interrupted after %d of %d runs: %w", delivered, n, context.Cause(parent))
 	}
 	return nil

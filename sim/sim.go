@@ -10,6 +10,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -38,6 +39,7 @@ type options struct {
 	parks  []park
 	dets   []core.Detector
 	states []state
+	ctx    context.Context
 }
 
 type park struct {
@@ -111,6 +113,35 @@ func WithState(name string, s cpu.Stateful) Option {
 func WithSetup(f func(m *cpu.Machine) error) Option {
 	return func(op *options) { op.setup = append(op.setup, f) }
 }
+
+// WithContext makes the run stop early when ctx is cancelled: within
+// cpu.StopCycles simulated cycles, even inside a long loop of one core's
+// local instructions, Run returns an *InterruptedError (which wraps
+// context.Cause(ctx)) instead of a result. A run whose context is not
+// cancelled is the same, cycle for cycle, as one without it. A run that
+// ends before it would next look at ctx returns its result as usual.
+func WithContext(ctx context.Context) Option {
+	return func(op *options) { op.ctx = ctx }
+}
+
+// InterruptedError is the error of a run stopped by its context
+// (WithContext) before it ended: such a run has no result. Run wraps it
+// with the program and the seed.
+type InterruptedError struct {
+	// Cycle is the cycle the run had reached: the furthest any core had
+	// got.
+	Cycle uint64
+	// Cause is context.Cause of the run's context.
+	Cause error
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted at cycle %d: %v", e.Cycle, e.Cause)
+}
+
+// Unwrap returns the cause: errors.Is(err, context.Canceled) holds for a
+// run stopped by a cancelled context.
+func (e *InterruptedError) Unwrap() error { return e.Cause }
 
 // Specs converts a config to the processor and memory-system specs.
 func Specs(cfg configs.Config) (cpu.Spec, coherence.Spec) {
@@ -344,10 +375,16 @@ func run(cfg configs.Config, prog *isa.Program, seed uint64, opts []Option) (Res
 			return Result{}, fmt.Errorf("set up the run: %w", err)
 		}
 	}
+	if op.ctx != nil {
+		m.StopOn(op.ctx.Done(), cpu.StopCycles)
+	}
 	m.Start()
 	m.Run()
 	if err := m.InternalError(); err != nil {
 		return Result{}, fmt.Errorf("internal error: %w", err)
+	}
+	if at, ok := m.Interrupted(); ok {
+		return Result{}, &InterruptedError{Cycle: uint64(at), Cause: context.Cause(op.ctx)}
 	}
 	for i, p := range op.parks {
 		if p.res != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"weft/sim"
@@ -171,7 +172,7 @@ func runJobs(ctx context.Context, plan *Plan, path string, todo []runKey, worker
 	}
 	defer f.Close()
 	err = sim.Stream(ctx, len(todo), workers, func(i int) ([]byte, error) {
-		return runPoint(plan, todo[i])
+		return runPoint(ctx, plan, todo[i])
 	}, nil, func(i int, line []byte) error {
 		if _, err := f.Write(line); err != nil {
 			return fmt.Errorf("append to %s: %w", path, err)
@@ -190,15 +191,17 @@ func runJobs(ctx context.Context, plan *Plan, path string, todo []runKey, worker
 	return err
 }
 
-// runPoint runs one run of a point and returns its JSON line.
-func runPoint(plan *Plan, k runKey) ([]byte, error) {
+// runPoint runs one run of a point and returns its JSON line. A run still
+// going when ctx is cancelled stops early with an error that wraps ctx's
+// cause (sim.WithContext).
+func runPoint(ctx context.Context, plan *Plan, k runKey) ([]byte, error) {
 	pt := &plan.Points[k.point]
 	seed := plan.Spec.Seed + uint64(k.run)
 	var opts []sim.Option
 	if plan.Detectors != nil {
 		opts = plan.Detectors(pt.Program)
 	}
-	res, err := sim.Run(pt.Config, pt.Program, seed, opts...)
+	res, err := sim.Run(pt.Config, pt.Program, seed, append(slices.Clip(opts), sim.WithContext(ctx))...)
 	if err != nil {
 		return nil, fmt.Errorf("point %d (%s) run %d: %w", pt.Index, pointName(pt), k.run, err)
 	}

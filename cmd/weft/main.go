@@ -29,8 +29,9 @@
 // The exit status is 0 on success whatever the simulated programs did, 1 for
 // bad input or an internal error (with a message on stderr), 2 for an
 // unknown command or bad flags (with the message and a hint naming the
-// help to read on stderr), and 130 (143 for SIGTERM) for a weft run batch
-// stopped by Ctrl-C or SIGTERM after writing the runs it finished.
+// help to read on stderr), and 130 (143 for SIGTERM) for a weft run (one
+// run or a batch) or a weft sweep stopped by Ctrl-C or SIGTERM after
+// writing the runs it finished.
 package main
 
 import (
@@ -52,7 +53,8 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // env is what a command sees of the process: its output streams, whether
 // stderr is a terminal (for progress bars) and the context that stops a
-// long command early (weft run adds SIGINT and SIGTERM to it).
+// long command early (weft run and weft sweep add SIGINT and SIGTERM to
+// it).
 type env struct {
 	stdout, stderr io.Writer
 	// tty reports whether stderr is an interactive terminal.
@@ -194,8 +196,8 @@ Run "weft help COMMAND" or "weft COMMAND -h" for a command's flags.
 Flags may come before or after arguments; -x and --x are the same flag.
 Exit status: 0 on success whatever the simulated programs did, 1 for bad
 input or an internal error, 2 for an unknown command or bad flags, 130
-(143 for SIGTERM) for a batch stopped by Ctrl-C after keeping its
-finished runs.
+(143 for SIGTERM) for a run, batch or sweep stopped by Ctrl-C after
+keeping its finished runs.
 `)
 }
 

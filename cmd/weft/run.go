@@ -67,10 +67,12 @@ split a bigger study into batches with --seed. A run's outcome, whatever
 it is (a crash, a spawn that finds no free core among them), never stops
 the batch.
 
-Ctrl-C (or SIGTERM) stops a batch after the runs in flight: the runs
+Ctrl-C (or SIGTERM) stops a run or a batch at once: runs in flight stop
+within a moment, even in an endless loop, and have no result; the runs
 finished before the first unfinished one are printed (or summarised) and,
 with --out, written to DIR/runs.partial.jsonl instead of runs.jsonl; a
-note on stderr says how many. A second Ctrl-C kills at once. A later
+note on stderr says how many (for a single run, the cycle it reached). A
+second Ctrl-C kills at once. A later
 batch into a DIR holding runs.partial.jsonl is refused until it is moved
 away or deleted: no batch deletes another's runs.
 
@@ -234,6 +236,14 @@ an internal error; 130 (143 for SIGTERM) for an interrupted batch.`)
 			}
 		}
 		printHost(e.stdout, sum.instrs, sum.cycles, host)
+	}
+	var stopped *sim.InterruptedError
+	if interrupted && *runs == 1 && errors.As(err, &stopped) {
+		msg := fmt.Sprintf("run: interrupted at cycle %d of seed %d, before the run ended: it has no result", stopped.Cycle, tg.cfg.Sim.Seed)
+		if od != nil {
+			msg += fmt.Sprintf(" (%s is empty)", od.partialPath())
+		}
+		return &interruptedError{status: in.status(), msg: msg}
 	}
 	if interrupted {
 		msg := fmt.Sprintf("run: interrupted after %d of %d runs", sum.runs, *runs)

@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -44,7 +42,13 @@ and 95% CI over seeds per point), plots/ and report.md.
 
 --shard I/N runs only the points whose number modulo N is I (0 ≤ I < N),
 for spreading a sweep over a batch system; join the shards' directories with
-weft merge.`)
+weft merge.
+
+Ctrl-C (or SIGTERM) stops a sweep at once: runs in flight stop within a
+moment and are redone on resume; every run written to runs.jsonl is kept.
+A second Ctrl-C kills at once. The exit status is 0 when the sweep (or the
+shard) is done, 1 for bad input or an internal error, 130 (143 for
+SIGTERM) when interrupted: run the same command again to resume.`)
 	out := fs.String("out", "", "output `DIR` (default: the sweep's out, else weft-out/sweep-NAME)")
 	workers := fs.Int("workers", 0, "runs in flight at once (`N`; 0: one per host CPU); results do not depend on it")
 	shardText := fs.String("shard", "", "run only shard `I/N`: the points whose number modulo N is I")
@@ -87,14 +91,18 @@ weft merge.`)
 		nworkers = runtime.GOMAXPROCS(0)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	in := catchInterrupts(e.context())
+	defer in.stop()
 	bar := &sweepBar{e: e, off: *quiet}
 	start := time.Now()
-	st, err := sweep.Run(ctx, plan, sweep.Options{
+	st, err := sweep.Run(in.ctx, plan, sweep.Options{
 		Dir: dir, Workers: *workers, Shard: shard, Shards: shards, Progress: bar.update,
 	})
 	bar.finish()
+	if err != nil && in.ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		// Its finished runs are in runs.jsonl: the same command resumes.
+		return &interruptedError{msg: err.Error(), status: in.status()}
+	}
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"context"
+
 	"weft/sim"
 )
 
@@ -8,13 +10,28 @@ import (
 type job = sim.Job
 
 // RunJobs runs every job across host cores and returns the results in job
-// order, whatever the worker count.
+// order, whatever the worker count. It holds every result (with its
+// detectors); an experiment whose runs are many folds them with
+// StreamJobs instead.
 func RunJobs(env Env, jobs []job) ([]sim.Result, error) {
-	var progress func(int)
-	if env.Progress != nil {
-		progress = func(done int) { env.Progress(done, len(jobs)) }
+	return sim.RunJobs(jobs, env.Workers, progressOf(env, len(jobs)))
+}
+
+// StreamJobs runs every job across host cores and calls deliver(i, r)
+// with each result in job order, whatever the worker count, as soon as
+// job i and every job before it have finished (sim.StreamJobs): a report
+// built by folding the results as they arrive holds what it keeps of
+// them, not the runs themselves.
+func StreamJobs(env Env, jobs []job, deliver func(i int, r sim.Result) error) error {
+	return sim.StreamJobs(context.Background(), jobs, env.Workers, progressOf(env, len(jobs)), deliver)
+}
+
+// progressOf reports runs done out of n to env.Progress (nil when unset).
+func progressOf(env Env, n int) func(int) {
+	if env.Progress == nil {
+		return nil
 	}
-	return sim.RunJobs(jobs, env.Workers, progress)
+	return func(done int) { env.Progress(done, n) }
 }
 
 // Stat returns a named statistic of a run (0 when absent).

@@ -25,7 +25,7 @@ The default experiment and pset fold each run into their tables as it
 completes, so their memory does not grow with --seeds: both peak at
 200-275 MB (maximum resident set, 2 host CPUs) at 2 to 100 seeds. The
 others keep their runs, without the detectors' shadow memory: bugaboo
-peaks at about 620 MB at its default seeds. --seeds is at most 1000, for
+peaks at about 560 MB at its default seeds. --seeds is at most 1000, for
 time: 1000 seeds of the default experiment are 454,000 runs, about an
 hour on 2 host CPUs.`)
 	list := fs.Bool("list", false, "list the reproductions and exit")

@@ -5,7 +5,8 @@
 // matrix and the false positives (detection.go; the Bugaboo and PSet
 // hardware columns come from experiments/bugaboo and experiments/pset, the
 // PSet hardware's tally is psethw.go) and the hardware's simulated-cycle
-// overhead (overhead.go).
+// overhead (overhead.go). It folds each run into its tables as the run
+// completes (fold.go), so its memory does not grow with the seeds.
 package suite
 
 import (

@@ -22,12 +22,12 @@ table or figure under DIR/NAME/. "all" runs every reproduction; --list names
 them.
 
 The default experiment and pset fold each run into their tables as it
-completes, so their memory does not grow with --seeds: both peak at
-200-275 MB (maximum resident set, 2 host CPUs) at 2 to 100 seeds. The
-others keep their runs, without the detectors' shadow memory: bugaboo
-peaks at about 560 MB at its default seeds. --seeds is at most 1000, for
-time: 1000 seeds of the default experiment are 454,000 runs, about an
-hour on 2 host CPUs.`)
+completes, so their memory does not grow with --seeds: they peak at
+170-275 MB (maximum resident set; default measured at 2 to 40 seeds, pset
+at 20 and 100). The others keep their runs, without the detectors' shadow
+memory: bugaboo peaks at about 560 MB at its default seeds. --seeds is at
+most 1000, for time: 1000 seeds of the default experiment are 454,000
+runs, half an hour to an hour on 2 host CPUs.`)
 	list := fs.Bool("list", false, "list the reproductions and exit")
 	out := fs.String("out", "weft-out", "output `DIR`")
 	seeds := fs.Int("seeds", 0, fmt.Sprintf("runs per point (`N`, at most %d; 0: each experiment's default)", maxSeeds))
@@ -81,10 +81,10 @@ hour on 2 host CPUs.`)
 
 // maxSeeds is the most runs per point `weft reproduce --seeds` takes.
 // Time limits it, not memory: the default experiment and pset fold their
-// runs as they complete (peaks of 200-275 MB whatever the seeds; the
+// runs as they complete (peaks of 170-275 MB whatever the seeds; the
 // others keep their runs without the detectors' shadow memory), and 1000
-// seeds of the default experiment are 454,000 runs, about an hour on 2
-// host CPUs (BENCHMARKS.md, issue 25).
+// seeds of the default experiment are 454,000 runs, half an hour to an
+// hour on 2 host CPUs (BENCHMARKS.md, issue 25).
 const maxSeeds = 1000
 
 // runExperiment runs x with a progress bar, writes its report as

@@ -1,6 +1,9 @@
 package experiments
 
 import (
+	"context"
+
+	"weft/detectors"
 	"weft/sim"
 )
 
@@ -8,13 +11,64 @@ import (
 type job = sim.Job
 
 // RunJobs runs every job across host cores and returns the results in job
-// order, whatever the worker count.
+// order, whatever the worker count. It holds every result, with its
+// detectors trimmed (Trim); an experiment whose runs are many folds them
+// with StreamJobs instead.
 func RunJobs(env Env, jobs []job) ([]sim.Result, error) {
-	var progress func(int)
-	if env.Progress != nil {
-		progress = func(done int) { env.Progress(done, len(jobs)) }
+	results := make([]sim.Result, len(jobs))
+	err := StreamJobs(env, jobs, func(i int, r sim.Result) error {
+		results[i] = r
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return sim.RunJobs(jobs, env.Workers, progress)
+	return results, nil
+}
+
+// StreamJobs runs every job across host cores and calls deliver(i, r)
+// with each result in job order, whatever the worker count, as soon as
+// job i and every job before it have finished (sim.Stream): a report
+// built by folding the results as they arrive holds what it keeps of
+// them, not the runs themselves. Each run's detectors are trimmed (Trim)
+// on its worker, before it waits in the stream's reorder window.
+func StreamJobs(env Env, jobs []job, deliver func(i int, r sim.Result) error) error {
+	return sim.Stream(context.Background(), len(jobs), env.Workers, func(i int) (sim.Result, error) {
+		j := jobs[i]
+		var opts []sim.Option
+		if j.Options != nil {
+			opts = j.Options()
+		}
+		r, err := sim.Run(j.Config, j.Program, j.Seed, opts...)
+		if err == nil {
+			Trim(r)
+		}
+		return r, err
+	}, progressOf(env, len(jobs)), deliver)
+}
+
+// trimmer is a detector whose per-run state (shadow memory, clocks) can
+// be dropped once its run has ended, keeping what its findings and
+// learners read: hb, lockset, avio, BB-SW and PSet's recorder.
+type trimmer interface{ Trim() }
+
+// Trim drops the per-run state of r's detectors that have any, once the
+// run has ended: an experiment that holds finished runs holds their
+// findings, graphs and pairs, not their shadow memory.
+func Trim(r sim.Result) {
+	for _, d := range r.Detectors {
+		if t, ok := detectors.Unwrap(d).(trimmer); ok {
+			t.Trim()
+		}
+	}
+}
+
+// progressOf reports runs done out of n to env.Progress (nil when unset).
+func progressOf(env Env, n int) func(int) {
+	if env.Progress == nil {
+		return nil
+	}
+	return func(done int) { env.Progress(done, n) }
 }
 
 // Stat returns a named statistic of a run (0 when absent).

@@ -753,6 +753,9 @@ func (c *OutcomeCounter) Add(i int, k core.OutcomeKind) {
 	c.n[k]++
 }
 
+// Count returns the number of runs added that ended in outcome k.
+func (c *OutcomeCounter) Count(k core.OutcomeKind) int { return c.n[k] }
+
 // Counts returns the counts so far of the outcomes seen, in order of
 // precedence (pass first, crash last).
 func (c *OutcomeCounter) Counts() []OutcomeCount {

@@ -21,9 +21,13 @@ and a comment on the differences, plus one CSV (and Markdown and JSON) per
 table or figure under DIR/NAME/. "all" runs every reproduction; --list names
 them.
 
-An experiment keeps every run to build its tables, so --seeds is at most
-1000: the default experiment holds about 2.5 MB a seed (225 runs), so
-1000 seeds already take about 2.5 GB and 225,000 runs.`)
+The default experiment and pset fold each run into their tables as it
+completes, so their memory does not grow with --seeds: they peak at
+170-275 MB (maximum resident set; default measured at 2 to 40 seeds, pset
+at 20 and 100). The others keep their runs, without the detectors' shadow
+memory: bugaboo peaks at about 560 MB at its default seeds. --seeds is at
+most 1000, for time: 1000 seeds of the default experiment are 454,000
+runs, half an hour to an hour on 2 host CPUs.`)
 	list := fs.Bool("list", false, "list the reproductions and exit")
 	out := fs.String("out", "weft-out", "output `DIR`")
 	seeds := fs.Int("seeds", 0, fmt.Sprintf("runs per point (`N`, at most %d; 0: each experiment's default)", maxSeeds))
@@ -55,7 +59,7 @@ An experiment keeps every run to build its tables, so --seeds is at most
 		return usagef(fs, "reproduce: --seeds and --workers must not be negative")
 	}
 	if *seeds > maxSeeds {
-		return usagef(fs, "reproduce: --seeds %d is more than %d, the most an experiment may run per point (it holds every run in memory)", *seeds, maxSeeds)
+		return usagef(fs, "reproduce: --seeds %d is more than %d, the most an experiment may run per point", *seeds, maxSeeds)
 	}
 	var todo []experiments.Experiment
 	if pos[0] == "all" {
@@ -76,9 +80,11 @@ An experiment keeps every run to build its tables, so --seeds is at most
 }
 
 // maxSeeds is the most runs per point `weft reproduce --seeds` takes.
-// Experiments hold every run's result until they build their tables: the
-// default experiment about 2.5 MB a seed (225 runs of ~11 KB), so 1000
-// seeds is about 2.5 GB of memory.
+// Time limits it, not memory: the default experiment and pset fold their
+// runs as they complete (peaks of 170-275 MB whatever the seeds; the
+// others keep their runs without the detectors' shadow memory), and 1000
+// seeds of the default experiment are 454,000 runs, half an hour to an
+// hour on 2 host CPUs (BENCHMARKS.md, issue 25).
 const maxSeeds = 1000
 
 // runExperiment runs x with a progress bar, writes its report as

@@ -131,6 +131,11 @@ func New(prog *isa.Program, opts Options) *Detector {
 	return d
 }
 
+// Trim drops the run's shadow memory once the run has ended, keeping its
+// findings: a caller that holds many finished runs then holds only their
+// triples.
+func (d *Detector) Trim() { d.words, d.seen = shadow.Memory[word]{}, nil }
+
 // Name returns "avio".
 func (d *Detector) Name() string { return "avio" }
 

@@ -238,6 +238,11 @@ func (s *SW) Pushes() uint64 { return s.pushes }
 // Accesses returns the number of data accesses seen so far.
 func (s *SW) Accesses() uint64 { return s.access }
 
+// Trim drops the run's location table once the run has ended, keeping
+// its graph and each thread's context: a caller that holds many finished
+// runs then holds only their graphs.
+func (s *SW) Trim() { s.table, s.rd = nil, nil }
+
 // Findings returns the run's most suspicious code points: the top
 // SWOptions.Top (10) of the single run's unlabeled ranking, as findings
 // of kind "rare-context" (see RankFindings), sorted with

@@ -163,6 +163,14 @@ func NewFullVC(prog *isa.Program, opts Options) *Detector {
 	return d
 }
 
+// Trim drops the run's shadow memory and clocks once the run has ended,
+// keeping its findings: a caller that holds many finished runs then holds
+// only their races.
+func (d *Detector) Trim() {
+	d.threads, d.locks, d.signals, d.bars = nil, nil, nil, core.Barriers[vclock]{}
+	d.shadow, d.oracle, d.atomics, d.cands = nil, nil, nil, nil
+}
+
 // Name returns "hb".
 func (d *Detector) Name() string { return "hb" }
 

@@ -126,6 +126,11 @@ func New(prog *isa.Program, opts Options) *Detector {
 	return d
 }
 
+// Trim drops the run's shadow memory and locksets once the run has ended,
+// keeping its findings: a caller that holds many finished runs then holds
+// only their findings.
+func (d *Detector) Trim() { d.words, d.threads, d.locks = shadow.Memory[word]{}, nil, lockTable{} }
+
 // Name returns "lockset".
 func (d *Detector) Name() string { return "lockset" }
 

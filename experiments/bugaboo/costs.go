@@ -131,7 +131,16 @@ func runBugabooWorkloads(env experiments.Env, base configs.Config, ks []*bbKerne
 			refs = append(refs, ref{w: w, off: true})
 		}
 	}
-	rs, err := experiments.RunJobs(env, jobs)
+	rs := make([]sim.Result, len(jobs))
+	err := experiments.StreamJobs(env, jobs, func(i int, r sim.Result) error {
+		rs[i] = r
+		if sw := refs[i].sw; sw != nil {
+			// Their graphs are read below, their tables no more.
+			sw[0].Trim()
+			sw[1].Trim()
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, 0, err
 	}

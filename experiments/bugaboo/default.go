@@ -76,18 +76,41 @@ func WithBBHW(prog *isa.Program, opts func() []sim.Option, slot **bugaboo.HW) fu
 // the failing runs (against the union of the passing ones) and scores the
 // first @bug code point; graphs[i] is run i's graph (nil: none).
 func Labeled(prog *isa.Program, runs []sim.Result, graphs []*bugaboo.Graph) LabeledScore {
-	var buggy, ok []*bugaboo.Graph
+	var l LabeledRuns
 	for i, r := range runs {
-		if i >= len(graphs) || graphs[i] == nil {
-			continue
-		}
-		if r.Outcome != core.Pass {
-			buggy = append(buggy, graphs[i])
-		} else {
-			ok = append(ok, graphs[i])
+		if i < len(graphs) {
+			l.Add(r.Outcome, graphs[i])
 		}
 	}
-	if len(buggy) == 0 || len(ok) == 0 {
+	return l.Score(prog)
+}
+
+// LabeledRuns collects the graphs of one bug kernel's runs as they
+// complete, for Labeled's ranking: each failing run's graph (bounded by
+// the program's code points) and the union of the passing runs' graphs,
+// not the runs or their collectors.
+type LabeledRuns struct {
+	buggy []*bugaboo.Graph
+	ok    *bugaboo.Graph // the union of the passing runs' graphs
+	nOK   int
+}
+
+// Add adds the graph of a run that ended in outcome (nil: the run had
+// none, and counts for nothing).
+func (l *LabeledRuns) Add(outcome core.OutcomeKind, g *bugaboo.Graph) {
+	switch {
+	case g == nil:
+	case outcome != core.Pass:
+		l.buggy = append(l.buggy, g)
+	default:
+		l.ok = bugaboo.Union(l.ok, g)
+		l.nOK++
+	}
+}
+
+// Score is Labeled's score over the graphs added.
+func (l *LabeledRuns) Score(prog *isa.Program) LabeledScore {
+	if len(l.buggy) == 0 || l.nOK == 0 {
 		return LabeledScore{}
 	}
 	var cps []int32
@@ -96,7 +119,7 @@ func Labeled(prog *isa.Program, runs []sim.Result, graphs []*bugaboo.Graph) Labe
 			cps = append(cps, cp)
 		}
 	}
-	n, f, found := bugaboo.Inspections(bugaboo.Ranker{Prog: prog}.Labeled(buggy, ok), cps, prog)
+	n, f, found := bugaboo.Inspections(bugaboo.Ranker{Prog: prog}.Labeled(l.buggy, []*bugaboo.Graph{l.ok}), cps, prog)
 	return LabeledScore{Labeled: true, Found: found, Insp: n, Funcs: f}
 }
 

@@ -85,6 +85,16 @@ func bbCollect(prog *isa.Program, lineBytes int, slot **bbCollectors) func() []s
 	}
 }
 
+// trim drops the BB-SW collectors' location tables once their run has
+// ended, keeping their graphs.
+func (c *bbCollectors) trim() {
+	for _, sw := range c.sw {
+		if sw != nil {
+			sw.Trim()
+		}
+	}
+}
+
 // graphs returns the collected graphs, by graph index.
 func (c *bbCollectors) graphs() [bbNumGraphs]*bugaboo.Graph {
 	var g [bbNumGraphs]*bugaboo.Graph
@@ -324,7 +334,12 @@ func runBugabooTrials(env experiments.Env, p bbProtocol, ks []*bbKernel) (uint64
 		for i := range jobs {
 			jobs[i].Options = bbCollect(jobs[i].Program, jobs[i].Config.Cache.L1.LineBytes, &slots[i])
 		}
-		rs, err := experiments.RunJobs(env, jobs)
+		rs := make([]sim.Result, len(jobs))
+		err := experiments.StreamJobs(env, jobs, func(i int, r sim.Result) error {
+			rs[i] = r
+			slots[i].trim()
+			return nil
+		})
 		if err != nil {
 			return 0, err
 		}

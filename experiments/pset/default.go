@@ -26,17 +26,37 @@ const DefaultMode = "stall_then_rollback"
 // TrainPSets learns prog's PSets from the passing runs among train, from
 // the PSet recorders attached to them (runs without one are skipped).
 func TrainPSets(prog *isa.Program, train []sim.Result) isa.PSets {
-	tr := pset.NewTrainer(prog, pset.Options{})
+	tr := NewRunTrainer(prog)
 	for _, r := range train {
-		if r.Outcome != core.Pass {
-			continue
-		}
-		if rec := recorderOf(r); rec != nil {
-			tr.Add(rec)
-		}
+		tr.Add(r)
 	}
 	return tr.PSets()
 }
+
+// RunTrainer learns a workload's PSets from its runs as they complete
+// (TrainPSets over a slice): it keeps the union of their pairs, not the
+// runs.
+type RunTrainer struct {
+	tr *pset.Trainer
+}
+
+// NewRunTrainer returns a trainer of prog's PSets that has seen no run.
+func NewRunTrainer(prog *isa.Program) *RunTrainer {
+	return &RunTrainer{tr: pset.NewTrainer(prog, pset.Options{})}
+}
+
+// Add learns from r when it passed and has a PSet recorder attached.
+func (t *RunTrainer) Add(r sim.Result) {
+	if r.Outcome != core.Pass {
+		return
+	}
+	if rec := recorderOf(r); rec != nil {
+		t.tr.Add(rec)
+	}
+}
+
+// PSets returns the PSets learned so far.
+func (t *RunTrainer) PSets() isa.PSets { return t.tr.PSets() }
 
 // psetPair is a static violating pair: the predecessor's instruction and
 // the checked one.
@@ -84,13 +104,19 @@ const HangFactor = 10
 // experiment's recovery mode, and the hang limit HangFactor sets from
 // off, the workload's runs with the hardware off.
 func HWConfig(cfg configs.Config, off []sim.Result) configs.Config {
+	var longest uint64
+	for _, r := range off {
+		longest = max(longest, r.Cycles)
+	}
+	return HWConfigLongest(cfg, longest)
+}
+
+// HWConfigLongest is HWConfig given the cycles of the workload's longest
+// run with the hardware off, for a caller that folds its runs.
+func HWConfigLongest(cfg configs.Config, longest uint64) configs.Config {
 	cfg.PSet.Enabled = true
 	cfg.PSet.Recovery.Mode = DefaultMode
-	limit := uint64(Table2MaxCycles)
-	for _, r := range off {
-		limit = max(limit, HangFactor*uint64(r.Cycles))
-	}
-	cfg.Sim.MaxCycles = min(cfg.Sim.MaxCycles, limit)
+	cfg.Sim.MaxCycles = min(cfg.Sim.MaxCycles, max(uint64(Table2MaxCycles), HangFactor*longest))
 	return cfg
 }
 
@@ -142,43 +168,78 @@ func (p HWScore) Avoids() string {
 // seeds with the hardware off and on, viols[i] the violations of on[i].
 // Only this scoring reads the program's @bug marks.
 func ScoreHW(prog *isa.Program, off, on []sim.Result, viols []*Violations) HWScore {
-	bugs := prog.BugPCs()
-	var out HWScore
-	pairs := map[psetPair]bool{}
+	s := NewHWScorer(prog)
 	for i, r := range on {
-		if r.Outcome != core.Pass {
-			out.FailingOn++
-		}
-		if r.Outcome == core.Hang {
-			out.HangsOn++
-			if experiments.GroupStat(r, psethw.StatGroup, psethw.CounterStalls) > 0 && experiments.GroupStat(r, psethw.StatGroup, psethw.CounterStallTimeouts)+experiments.GroupStat(r, psethw.StatGroup, psethw.CounterRollbacks) == 0 {
-				out.HungStalled++
-			}
-		}
-		if i < len(off) && off[i].Outcome != core.Pass {
-			out.FailingOff++
-		}
-		if i < len(off) && off[i].Outcome == core.Hang {
-			out.HangsOff++
-		}
-		if experiments.GroupStat(r, psethw.StatGroup, psethw.CounterStalls)+experiments.GroupStat(r, psethw.StatGroup, psethw.CounterRollbacks) > 0 {
-			out.Acted++
-		}
 		var v *Violations
 		if i < len(viols) {
 			v = viols[i]
 		}
-		if v == nil || v.events == 0 {
-			continue
-		}
-		out.Flagged++
-		if v.involves(bugs) {
-			out.Hits++
-		}
-		for p := range v.pairs {
-			pairs[p] = true
+		if i < len(off) {
+			s.Add(r, v, off[i].Outcome)
+		} else {
+			s.AddUnpaired(r, v)
 		}
 	}
-	out.Distinct = len(pairs)
+	return s.Score()
+}
+
+// HWScorer scores the hardware on one workload's runs as they complete
+// (ScoreHW over slices): it keeps the distinct violating pairs and the
+// counts, not the runs.
+type HWScorer struct {
+	bugs  []int32
+	pairs map[psetPair]bool
+	out   HWScore
+}
+
+// NewHWScorer returns a scorer of runs of prog that has seen none.
+func NewHWScorer(prog *isa.Program) *HWScorer {
+	return &HWScorer{bugs: prog.BugPCs(), pairs: map[psetPair]bool{}}
+}
+
+// Add scores on, a run with the hardware on, whose violations are v (nil:
+// none), beside off, the outcome of the same seed with the hardware off.
+func (s *HWScorer) Add(on sim.Result, v *Violations, off core.OutcomeKind) {
+	if off != core.Pass {
+		s.out.FailingOff++
+	}
+	if off == core.Hang {
+		s.out.HangsOff++
+	}
+	s.AddUnpaired(on, v)
+}
+
+// AddUnpaired scores on, whose violations are v, without a run of its
+// seed with the hardware off.
+func (s *HWScorer) AddUnpaired(r sim.Result, v *Violations) {
+	out := &s.out
+	if r.Outcome != core.Pass {
+		out.FailingOn++
+	}
+	if r.Outcome == core.Hang {
+		out.HangsOn++
+		if experiments.GroupStat(r, psethw.StatGroup, psethw.CounterStalls) > 0 && experiments.GroupStat(r, psethw.StatGroup, psethw.CounterStallTimeouts)+experiments.GroupStat(r, psethw.StatGroup, psethw.CounterRollbacks) == 0 {
+			out.HungStalled++
+		}
+	}
+	if experiments.GroupStat(r, psethw.StatGroup, psethw.CounterStalls)+experiments.GroupStat(r, psethw.StatGroup, psethw.CounterRollbacks) > 0 {
+		out.Acted++
+	}
+	if v == nil || v.events == 0 {
+		return
+	}
+	out.Flagged++
+	if v.involves(s.bugs) {
+		out.Hits++
+	}
+	for p := range v.pairs {
+		s.pairs[p] = true
+	}
+}
+
+// Score returns the score of the runs added so far.
+func (s *HWScorer) Score() HWScore {
+	out := s.out
+	out.Distinct = len(s.pairs)
 	return out
 }

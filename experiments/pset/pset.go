@@ -41,15 +41,16 @@ func Experiment() experiments.Experiment {
 	}
 }
 
-// psetKernel is one PSet Table 1 row's kernel and its runs.
+// psetKernel is one PSet Table 1 row's kernel and its runs, folded as
+// they complete (fold): its training seeds base..base+T-1, then its
+// held-out seeds base+T..base+T+H-1.
 type psetKernel struct {
 	psets isa.PSets // learned from the passing training runs
 	row   int
 	name  string
 	prog  *isa.Program
 	cfg   configs.Config
-	train []sim.Result // seeds base..base+T-1
-	held  []sim.Result // seeds base+T..base+T+H-1
+	fold  *kernelFold
 }
 
 // psetRunOptions attaches hb, avio and a PSet recorder to a run of prog.
@@ -74,7 +75,6 @@ func runPSet(env experiments.Env) (*experiments.Report, error) {
 	nHeld := 2 * nTrain
 	rows := workloads.RowKernels()
 	var ks []*psetKernel
-	var jobs []sim.Job
 	for n := 1; n <= 17; n++ {
 		names := rows[fmt.Sprintf("pset:%d", n)]
 		if len(names) == 0 {
@@ -85,21 +85,10 @@ func runPSet(env experiments.Env) (*experiments.Report, error) {
 			return fail(err)
 		}
 		ks = append(ks, &psetKernel{row: n, name: names[0], prog: prog, cfg: cfg})
-		for s := 0; s < nTrain+nHeld; s++ {
-			jobs = append(jobs, sim.Job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: psetRunOptions(prog)})
-		}
 	}
-	all, err := experiments.RunJobs(env, jobs)
+	instrs, err := runKernels(env, ks, nTrain, nHeld)
 	if err != nil {
 		return fail(err)
-	}
-	var instrs uint64
-	for _, r := range all {
-		instrs += r.Instructions
-	}
-	for i, k := range ks {
-		o := i * (nTrain + nHeld)
-		k.train, k.held = all[o:o+nTrain], all[o+nTrain:o+nTrain+nHeld]
 	}
 
 	t1, sizes, curves, sum, err := psetTable1(ks)
@@ -162,10 +151,37 @@ the paper could not (it had no timing model).`,
 	}, nil
 }
 
-// psetCurve is one kernel's learning curve: per training run, the new
-// PSet pairs and the AVIO pairs newly shown not to be invariants.
+// runKernels runs every kernel's nTrain training seeds, then its nHeld
+// held-out seeds, with hb, avio and a PSet recorder attached, and folds
+// them into the kernel (kernelFold) as they complete: the training runs
+// teach, the held-out runs are checked. It returns the instructions
+// simulated.
+func runKernels(env experiments.Env, ks []*psetKernel, nTrain, nHeld int) (uint64, error) {
+	var jobs []sim.Job
+	for _, k := range ks {
+		k.fold = newKernelFold(k.prog, nTrain)
+		for s := 0; s < nTrain+nHeld; s++ {
+			jobs = append(jobs, sim.Job{Config: k.cfg, Program: k.prog, Seed: k.cfg.Sim.Seed + uint64(s), Options: psetRunOptions(k.prog)})
+		}
+	}
+	var instrs uint64
+	err := experiments.StreamJobs(env, jobs, func(i int, r sim.Result) error {
+		instrs += r.Instructions
+		k := ks[i/(nTrain+nHeld)]
+		if s := i % (nTrain + nHeld); s < nTrain {
+			return k.learn(r)
+		}
+		return k.check(r)
+	})
+	return instrs, err
+}
+
+// psetCurve is one kernel's learning curve: per passing training run, the
+// new PSet pairs and the AVIO pairs newly shown not to be invariants; runs
+// counts the training runs, passing or not.
 type psetCurve struct {
 	pairs, avio []int
+	runs        int
 }
 
 // psetTable1 trains and checks every kernel and builds Table 1, the size
@@ -195,16 +211,9 @@ func psetTable1(ks []*psetKernel) (experiments.Section, []experiments.Section, [
 	agree, total := 0, 0
 	found := [3]int{}
 	for _, k := range ks {
-		c, al, err := k.learn()
-		if err != nil {
-			return experiments.Section{}, nil, nil, "", err
-		}
-		curves = append(curves, c)
+		curves = append(curves, k.fold.curve)
 		ps := k.psets
-		h, err := k.check(al)
-		if err != nil {
-			return experiments.Section{}, nil, nil, "", err
-		}
+		h := k.fold.held
 		n := fmt.Sprint(k.row)
 		var prow []any
 		for _, row := range paper.Rows {
@@ -263,27 +272,79 @@ shows when the last new pair arrived).`,
 	return sec, sizes, curves, summary, nil
 }
 
-// learn trains AVIO's invariants and the kernel's PSets (k.psets) on the
-// passing training runs, and returns what each run taught.
-func (k *psetKernel) learn() (psetCurve, *avio.Learner, error) {
-	tr := pset.NewTrainer(k.prog, pset.Options{})
-	al := avio.NewLearner()
-	var c psetCurve
-	for _, r := range k.train {
-		if r.Outcome != core.Pass {
+// kernelFold is one kernel's Table 1 runs, folded as they complete:
+// training runs teach AVIO's invariants, the PSets and the training
+// sweep's PSets (by training runs), then held-out runs are checked
+// against them. It holds what was learned and the counts, not the runs.
+type kernelFold struct {
+	tr    *pset.Trainer
+	al    *avio.Learner
+	curve psetCurve
+	held  psetHeldOut
+	// sweep is the training sweep's learning and checking, one per count
+	// of training runs (psetTrainingCounts).
+	sweep []sweepFold
+	bugs  []int32
+}
+
+// sweepFold is the training sweep's fold of one kernel for one count of
+// training runs n: the PSets learned from the passing runs among the
+// first n, and what checking the held-out runs against them found.
+type sweepFold struct {
+	n     int
+	tr    *pset.Trainer
+	ps    isa.PSets // learned (nil until the first held-out run)
+	count psetSweepCount
+	// static holds the distinct pairs flagged in passing runs.
+	static map[string]bool
+}
+
+// psetSweepCount is what the training sweep counts of one kernel for one
+// count of training runs.
+type psetSweepCount struct {
+	used, pairs                            int
+	flagged, failing, flaggedPass, passing int
+	found                                  bool
+}
+
+// newKernelFold returns the empty fold of a kernel of prog trained on
+// nTrain seeds.
+func newKernelFold(prog *isa.Program, nTrain int) *kernelFold {
+	f := &kernelFold{tr: pset.NewTrainer(prog, pset.Options{}), al: avio.NewLearner(), held: psetHeldOut{falseStatic: map[string]bool{}}, bugs: prog.BugPCs()}
+	for _, n := range psetTrainingCounts(nTrain) {
+		f.sweep = append(f.sweep, sweepFold{n: n, tr: pset.NewTrainer(prog, pset.Options{}), static: map[string]bool{}})
+	}
+	return f
+}
+
+// learn trains AVIO's invariants, the kernel's PSets and the training
+// sweep's on training run r (a passing one teaches), and records what
+// it taught.
+func (k *psetKernel) learn(r sim.Result) error {
+	f := k.fold
+	for i := range f.sweep {
+		sw := &f.sweep[i]
+		if f.curve.runs >= sw.n {
 			continue
 		}
-		rec := recorderOf(r)
-		if rec == nil {
-			return c, nil, fmt.Errorf("%s seed %d: no PSet recorder", k.name, r.Seed)
+		if rec := recorderOf(r); r.Outcome == core.Pass && rec != nil {
+			sw.tr.Add(rec)
+			sw.count.used++
 		}
-		c.pairs = append(c.pairs, tr.Add(rec))
-		before := al.Broken()
-		al.Train(analysis.Of("avio", r.Findings))
-		c.avio = append(c.avio, al.Broken()-before)
 	}
-	k.psets = tr.PSets()
-	return c, al, nil
+	f.curve.runs++
+	if r.Outcome != core.Pass {
+		return nil
+	}
+	rec := recorderOf(r)
+	if rec == nil {
+		return fmt.Errorf("%s seed %d: no PSet recorder", k.name, r.Seed)
+	}
+	f.curve.pairs = append(f.curve.pairs, f.tr.Add(rec))
+	before := f.al.Broken()
+	f.al.Train(analysis.Of("avio", r.Findings))
+	f.curve.avio = append(f.curve.avio, f.al.Broken()-before)
+	return nil
 }
 
 // psetHeldOut is what hb, AVIO and PSet's monitor reported on a kernel's
@@ -296,41 +357,73 @@ type psetHeldOut struct {
 	falseStatic       map[string]bool
 }
 
-// check checks the kernel's held-out runs against al's invariants and the
-// learned PSets.
-func (k *psetKernel) check(al *avio.Learner) (psetHeldOut, error) {
-	bugs := k.prog.BugPCs()
-	h := psetHeldOut{falseStatic: map[string]bool{}}
-	for _, r := range k.held {
-		involves := func(fs []core.Finding) bool {
-			for i := range fs {
-				if fs[i].Involves(bugs) {
-					return true
-				}
+// check checks held-out run r against the invariants and PSets learned
+// from the training runs (learned on the first held-out run), and the
+// training sweep's.
+func (k *psetKernel) check(r sim.Result) error {
+	f := k.fold
+	if k.psets == nil {
+		k.psets = f.tr.PSets()
+		for i := range f.sweep {
+			sw := &f.sweep[i]
+			sw.ps, sw.count.pairs = sw.tr.PSets(), sw.tr.Pairs()
+			sw.tr = nil
+		}
+	}
+	involves := func(fs []core.Finding) bool {
+		for i := range fs {
+			if fs[i].Involves(f.bugs) {
+				return true
 			}
-			return false
 		}
-		rec := recorderOf(r)
-		if rec == nil {
-			return h, fmt.Errorf("%s seed %d: no PSet recorder", k.name, r.Seed)
+		return false
+	}
+	rec := recorderOf(r)
+	if rec == nil {
+		return fmt.Errorf("%s seed %d: no PSet recorder", k.name, r.Seed)
+	}
+	h := &f.held
+	pv := rec.Violations(k.psets)
+	hb := involves(analysis.Of("hb", r.Findings))
+	av := involves(f.al.Violations(analysis.Of("avio", r.Findings)))
+	p := involves(pv)
+	h.hit[0], h.hit[1], h.hit[2] = h.hit[0] || hb, h.hit[1] || av, h.hit[2] || p
+	if r.Outcome == core.Pass {
+		for _, fd := range pv {
+			h.falseStatic[fmt.Sprint(fd.PCs)] = true
 		}
-		pv := rec.Violations(k.psets)
-		hb := involves(analysis.Of("hb", r.Findings))
-		av := involves(al.Violations(analysis.Of("avio", r.Findings)))
-		p := involves(pv)
-		h.hit[0], h.hit[1], h.hit[2] = h.hit[0] || hb, h.hit[1] || av, h.hit[2] || p
-		if r.Outcome == core.Pass {
-			for _, f := range pv {
-				h.falseStatic[fmt.Sprint(f.PCs)] = true
-			}
-			continue
-		}
+	} else {
 		h.failing++
 		if p {
 			h.psetHits++
 		}
 	}
-	return h, nil
+	for i := range f.sweep {
+		f.sweep[i].check(r.Outcome, rec, f.bugs)
+	}
+	return nil
+}
+
+// check checks a held-out run that ended in outcome, whose recorder is
+// rec, against the PSets of the sweep's first n training runs.
+func (sw *sweepFold) check(outcome core.OutcomeKind, rec *pset.Recorder, bugs []int32) {
+	pv := rec.Violations(sw.ps)
+	c := &sw.count
+	if outcome == core.Pass {
+		c.passing++
+		if len(pv) > 0 {
+			c.flaggedPass++
+		}
+		for _, f := range pv {
+			sw.static[fmt.Sprint(f.PCs)] = true
+		}
+		return
+	}
+	c.failing++
+	if slices.ContainsFunc(pv, func(f core.Finding) bool { return f.Involves(bugs) }) {
+		c.flagged++
+		c.found = true
+	}
 }
 
 // psetSizeSections are Figure 9 (hist counts the tested memory
@@ -461,7 +554,7 @@ func psetTable2(env experiments.Env, ks []*psetKernel, nTrain int) (experiments.
 	}
 	var instrs uint64
 	for _, res := range r.all {
-		instrs += res.Instructions
+		instrs += res.instrs
 	}
 	t := results.NewTable("table2", "PSet Table 2: failing runs with the PSet hardware logging only, stalling and rolling back, weft beside the paper",
 		"#", "kernel", "failing (log_only)", "failing (stall)", "stall avoids (weft)", "stall (paper)", "failing (rollback)", "rollback avoids (weft)", "rollback (paper)",
@@ -499,8 +592,34 @@ type table2Runs struct {
 	ks                []*psetKernel
 	modes             []string
 	runs              int
-	all               []sim.Result
+	all               []table2Run
 	windows, required [][]float64
+}
+
+// table2Run is what Table 2 reads of one run, kept in place of the run:
+// its outcome, cycles and instructions, and the PSet hardware's counters.
+type table2Run struct {
+	outcome        core.OutcomeKind
+	cycles, instrs uint64
+	// checks, checkCycles, rollbacks, stalls and timeouts are the
+	// hardware's counters, metaBytes and memOps the run's statistics.
+	checks, checkCycles, rollbacks, stalls, timeouts float64
+	metaBytes, memOps                                float64
+}
+
+// table2RunOf returns what Table 2 reads of r.
+func table2RunOf(r sim.Result) table2Run {
+	g, _ := r.Groups.Get(psethw.StatGroup)
+	stat := func(name string) float64 {
+		v, _ := g.Stats.Get(name)
+		return v
+	}
+	return table2Run{
+		outcome: r.Outcome, cycles: r.Cycles, instrs: r.Instructions,
+		checks: stat(psethw.CounterChecks), checkCycles: stat(psethw.CounterCheckCycles), rollbacks: stat(psethw.CounterRollbacks),
+		stalls: stat(psethw.CounterStalls), timeouts: stat(psethw.CounterStallTimeouts),
+		metaBytes: experiments.Stat(r, "meta_bytes"), memOps: experiments.Stat(r, "mem_ops"),
+	}
 }
 
 // runTable2 runs Table 2: every kernel's first held-out seeds (after its
@@ -538,11 +657,14 @@ func runTable2(env experiments.Env, ks []*psetKernel, nTrain int) (*table2Runs, 
 			}
 		}
 	}
-	all, err := experiments.RunJobs(env, jobs)
+	r.all = make([]table2Run, len(jobs))
+	err := experiments.StreamJobs(env, jobs, func(i int, res sim.Result) error {
+		r.all[i] = table2RunOf(res)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	r.all = all
 	return r, nil
 }
 
@@ -589,16 +711,13 @@ func (r *table2Runs) overhead(over *results.Table, i int, k *psetKernel) (float6
 	var checks, checkCyc, metaB, memOps float64
 	for s := 0; s < r.runs; s++ {
 		on, off := r.all[base+s], r.all[base+2*r.runs+s]
-		if on.Outcome != core.Pass || off.Outcome != core.Pass {
+		if on.outcome != core.Pass || off.outcome != core.Pass {
 			continue
 		}
-		offC, onC = append(offC, float64(off.Cycles)), append(onC, float64(on.Cycles))
-		g, _ := on.Groups.Get(psethw.StatGroup)
-		c, _ := g.Stats.Get(psethw.CounterChecks)
-		cc, _ := g.Stats.Get(psethw.CounterCheckCycles)
-		checks, checkCyc = checks+c, checkCyc+cc
-		metaB += experiments.Stat(on, "meta_bytes")
-		memOps += experiments.Stat(on, "mem_ops")
+		offC, onC = append(offC, float64(off.cycles)), append(onC, float64(on.cycles))
+		checks, checkCyc = checks+on.checks, checkCyc+on.checkCycles
+		metaB += on.metaBytes
+		memOps += on.memOps
 	}
 	if !(len(onC) > 0 && memOps > 0) {
 		return 0, false
@@ -625,20 +744,15 @@ func (r *table2Runs) counts(i int) table2Counts {
 	for _, m := range []int{0, 1, 3, 4, 5} {
 		o := r.offset(i, m)
 		for _, res := range r.all[o : o+r.runs] {
-			if res.Outcome != core.Pass {
+			if res.outcome != core.Pass {
 				c.fail[m]++
 			}
 			if m == 3 {
-				g, _ := res.Groups.Get(psethw.StatGroup)
-				rb, _ := g.Stats.Get(psethw.CounterRollbacks)
-				c.rollbacks += uint64(rb)
+				c.rollbacks += uint64(res.rollbacks)
 			}
 			if m == 1 {
-				g, _ := res.Groups.Get(psethw.StatGroup)
-				st, _ := g.Stats.Get(psethw.CounterStalls)
-				to, _ := g.Stats.Get(psethw.CounterStallTimeouts)
-				c.stalls += uint64(st)
-				c.timeouts += uint64(to)
+				c.stalls += uint64(res.stalls)
+				c.timeouts += uint64(res.timeouts)
 			}
 		}
 		if m == 3 {
@@ -658,10 +772,10 @@ func (r *table2Runs) avoidedIn(m int) string {
 	for i, k := range r.ks {
 		f0, f := 0, 0
 		for s := 0; s < r.runs; s++ {
-			if r.all[r.offset(i, 0)+s].Outcome != core.Pass {
+			if r.all[r.offset(i, 0)+s].outcome != core.Pass {
 				f0++
 			}
-			if r.all[r.offset(i, m)+s].Outcome != core.Pass {
+			if r.all[r.offset(i, m)+s].outcome != core.Pass {
 				f++
 			}
 		}

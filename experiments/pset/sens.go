@@ -9,7 +9,6 @@ import (
 
 	"weft/configs"
 	"weft/core"
-	"weft/detectors/pset"
 	"weft/experiments"
 	"weft/isa"
 	"weft/results"
@@ -447,20 +446,26 @@ cache also changes the schedule (its misses go to memory), which moves the faili
 	return b.String()
 }
 
-// psetTrainingSweep learns each kernel's PSets from the passing runs among
-// its first n training seeds, for each n of psetTrainingRuns up to nTrain,
-// and checks every held-out run with the software monitor (the recorders
-// Table 1's runs kept): rows detected, failing runs flagged, false
-// violations (distinct pairs in passing runs, Table 1's rule) and the
-// passing runs with any violation.
-func psetTrainingSweep(ks []*psetKernel, nTrain int) experiments.Section {
+// psetTrainingCounts are the training sweep's counts of training runs:
+// those of psetTrainingRuns below nTrain, then nTrain.
+func psetTrainingCounts(nTrain int) []int {
 	var ns []int
 	for _, n := range psetTrainingRuns {
 		if n < nTrain {
 			ns = append(ns, n)
 		}
 	}
-	ns = append(ns, nTrain)
+	return append(ns, nTrain)
+}
+
+// psetTrainingSweep tabulates the training sweep: each kernel's PSets
+// learned from the passing runs among its first n training seeds, for
+// each n of psetTrainingCounts, and every held-out run checked with the
+// software monitor (Table 1's runs, folded by kernelFold): rows detected,
+// failing runs flagged, false violations (distinct pairs in passing runs,
+// Table 1's rule) and the passing runs with any violation.
+func psetTrainingSweep(ks []*psetKernel, nTrain int) experiments.Section {
+	ns := psetTrainingCounts(nTrain)
 	t := results.NewTable("training", fmt.Sprintf("PSets learned from the first n training seeds' passing runs, checked by the software monitor on %d held-out seeds per kernel, over the 17 kernels", 2*nTrain),
 		"training runs", "passing runs learned from", "pairs learned", "rows detected (of 17)", "failing runs flagged", "failing runs", "false violations", "passing runs with a violation", "passing runs")
 	m := psetTrainingNumbers{ns: ns, rows: make([][]int, len(ns))}
@@ -468,44 +473,18 @@ func psetTrainingSweep(ks []*psetKernel, nTrain int) experiments.Section {
 	for ni, n := range ns {
 		used, pairs, flagged, failing, falses, flaggedPass, passing := 0, 0, 0, 0, 0, 0, 0
 		for _, k := range ks {
-			bugs := k.prog.BugPCs()
-			tr := pset.NewTrainer(k.prog, pset.Options{})
-			for _, r := range k.train[:min(n, len(k.train))] {
-				if rec := recorderOf(r); r.Outcome == core.Pass && rec != nil {
-					tr.Add(rec)
-					used++
-				}
-			}
-			ps := tr.PSets()
-			pairs += tr.Pairs()
-			static := map[string]bool{}
-			found := false
-			for _, r := range k.held {
-				rec := recorderOf(r)
-				if rec == nil {
-					continue
-				}
-				pv := rec.Violations(ps)
-				if r.Outcome == core.Pass {
-					passing++
-					if len(pv) > 0 {
-						flaggedPass++
-					}
-					for _, f := range pv {
-						static[fmt.Sprint(f.PCs)] = true
-					}
-					continue
-				}
-				failing++
-				if slices.ContainsFunc(pv, func(f core.Finding) bool { return f.Involves(bugs) }) {
-					flagged++
-					found = true
-				}
-			}
-			if found {
+			sw := k.fold.sweep[ni]
+			c := sw.count
+			used += c.used
+			pairs += c.pairs
+			flagged += c.flagged
+			failing += c.failing
+			flaggedPass += c.flaggedPass
+			passing += c.passing
+			if c.found {
 				m.rows[ni] = append(m.rows[ni], k.row)
 			}
-			falses += len(static)
+			falses += len(sw.static)
 		}
 		t.AddRow(n, used, pairs, len(m.rows[ni]), flagged, failing, falses, flaggedPass, passing)
 		x[ni] = float64(n)

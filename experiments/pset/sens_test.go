@@ -7,7 +7,6 @@ import (
 	"weft/configs"
 	"weft/experiments"
 	"weft/results"
-	"weft/sim"
 	"weft/workloads"
 )
 
@@ -29,24 +28,15 @@ func psetSweepReport(t *testing.T, nTrain int) *experiments.Report {
 	}
 	rows := workloads.RowKernels()
 	var ks []*psetKernel
-	var jobs []sim.Job
 	for n := 1; n <= 17; n++ {
 		prog, cfg, err := experiments.ProgramFor(rows[fmt.Sprintf("pset:%d", n)][0], base)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ks = append(ks, &psetKernel{row: n, prog: prog, cfg: cfg})
-		for s := 0; s < 3*nTrain; s++ {
-			jobs = append(jobs, sim.Job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: psetRunOptions(prog)})
-		}
 	}
-	all, err := experiments.RunJobs(env, jobs)
-	if err != nil {
+	if _, err := runKernels(env, ks, nTrain, 2*nTrain); err != nil {
 		t.Fatal(err)
-	}
-	for i, k := range ks {
-		o := 3 * i * nTrain
-		k.train, k.held = all[o:o+nTrain], all[o+nTrain:o+3*nTrain]
 	}
 	t1, _, _, _, err := psetTable1(ks)
 	if err != nil {

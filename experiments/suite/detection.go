@@ -6,10 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"weft/analysis"
 	"weft/configs"
 	"weft/core"
-	"weft/detectors/bugaboo"
 	"weft/experiments"
 	bbrepro "weft/experiments/bugaboo"
 	psetrepro "weft/experiments/pset"
@@ -43,68 +41,51 @@ type detection struct {
 // pset's recorded pairs against the PSets learned from the same runs
 // (what psetrepro.TrainPSets learns for the PSet hardware).
 func detect(prog *isa.Program, runs, train []sim.Result) []detection {
-	bugs := prog.BugPCs()
-	t := analysis.MustLookup(matrixDetectors...).NewTraining()
+	e := newEntryRuns(prog, true)
 	for _, r := range train {
-		t.Train(r)
+		e.addTrain(r)
 	}
-	out := make([]detection, len(matrixDetectors))
-	for k, name := range matrixDetectors {
-		var m analysis.Merger
-		for i, r := range runs {
-			fs := t.Check(name, r)
-			m.Add(i, r.Seed, fs)
-			if len(fs) > 0 {
-				out[k].flagged++
-			}
-			for _, f := range fs {
-				if f.Involves(bugs) {
-					out[k].hits++
-					break
-				}
-			}
-		}
-		out[k].distinct = len(m.Merged())
+	for i, r := range runs {
+		e.addDetector(i, r, nil)
 	}
-	return out
+	return e.detections()
 }
 
-// psetHWRuns are the default experiment's runs with the PSet hardware on,
-// by entry: the PSets learned from its training seeds, the runs (the
-// same seeds as the detector runs) and their violations.
+// psetHWRuns are what the default experiment's runs with the PSet
+// hardware on share, by entry: the PSets learned from its training seeds
+// (the runs are folded into the entries).
 type psetHWRuns struct {
 	cfg   configs.PSet // the hardware's [pset] table
 	psets []isa.PSets
-	runs  [][]sim.Result
-	viols [][]*psetrepro.Violations
 }
 
 // matrixSection builds the detector × bug matrix and the false-positive
 // table of the default experiment, with a heat map of each, and a summary.
-// d.bbsw holds BB-SW's collectors on each bug kernel's runs (nil for the
-// other entries): its columns are its labeled ranking over those runs;
-// d.bbhw holds BB-HW's, on the runs with it on. ph holds the runs with the
-// PSet hardware on: its pset-hw columns.
+// d holds each entry's folded runs: BB-SW's graphs on each bug kernel's
+// runs, whose columns are its labeled ranking over those runs, and
+// BB-HW's on the runs with it on; and the runs with the PSet hardware on,
+// its pset-hw columns.
 func matrixSection(d *defaultRuns, ph psetHWRuns) (experiments.Section, string, error) {
 	seeds := 0
 	if len(d.runs) > 0 {
-		seeds = len(d.runs[0])
+		seeds = len(d.runs[0].off)
 	}
 	m := newMatrix(seeds)
 	for i, en := range d.entries {
 		if en.Kind != workloads.Kernel {
 			continue
 		}
-		det := detect(d.progs[i], d.runs[i], d.train[i])
+		e := d.runs[i]
+		det := e.detections()
 		m.dets[en.Name] = det
-		p := psetrepro.ScoreHW(d.progs[i], d.runs[i], ph.runs[i], ph.viols[i])
+		p := e.score.Score()
 		m.hwDets[en.Name] = p
 		m.pt.add(en, p, det[slices.Index(matrixDetectors, "pset")])
 		if en.Bug {
-			m.addBug(d, i, det, p, len(ph.runs[i]))
+			m.addBug(d, i, det, p, e.psetRuns)
 			continue
 		}
-		m.addCorrect(en, det, p, len(d.runs[i]), len(ph.runs[i]))
+		m.addCorrect(en, det, p, len(e.off), e.psetRuns)
 	}
 	psetT, cells, err := psetDetectorColumns(m.dets, m.hwDets)
 	if err != nil {
@@ -186,38 +167,26 @@ func newMatrix(seeds int) *matrix {
 // addBug adds bug kernel i of d: det is the detectors' scores on its
 // runs, p the PSet hardware's on its psetRuns runs with the hardware on.
 func (m *matrix) addBug(d *defaultRuns, i int, det []detection, p psetrepro.HWScore, psetRuns int) {
-	en, runs := d.entries[i], d.runs[i]
-	buggy := 0
-	for _, r := range runs {
-		if r.Outcome != core.Pass {
-			buggy++
-		}
-	}
+	en, e := d.entries[i], d.runs[i]
+	runs := len(e.off)
+	buggy := runs - e.outcomes.Count(core.Pass)
 	m.nBug++
 	row := []any{en.Name, en.Class, strings.Join(en.Rows, " "), buggy}
 	vals := make([]float64, len(det), len(det)+4)
 	labels := make([]string, len(det), len(det)+4)
 	for k, x := range det {
 		row = append(row, x.hits)
-		vals[k] = float64(x.hits) / float64(len(runs))
+		vals[k] = float64(x.hits) / float64(runs)
 		labels[k] = fmt.Sprint(x.hits)
 		if x.hits > 0 {
 			m.found[k]++
 		}
 	}
 	row = append(row, p.Hits, p.FailingOn, p.Avoids())
-	vals = append(vals, float64(p.Hits)/float64(psetRuns), float64(buggy)/float64(len(runs)), float64(p.FailingOn)/float64(psetRuns), avoidsValue(p.Avoids()))
+	vals = append(vals, float64(p.Hits)/float64(psetRuns), float64(buggy)/float64(runs), float64(p.FailingOn)/float64(psetRuns), avoidsValue(p.Avoids()))
 	labels = append(labels, fmt.Sprint(p.Hits), fmt.Sprint(buggy), fmt.Sprint(p.FailingOn), p.Avoids())
-	var sws []*bugaboo.SW
-	if i < len(d.bbsw) {
-		sws = d.bbsw[i]
-	}
-	var hws []*bugaboo.HW
-	if i < len(d.bbhw) {
-		hws = d.bbhw[i]
-	}
-	row = append(row, m.sw.add(bbrepro.Labeled(d.progs[i], runs, bbrepro.SWGraphs(sws)))...)
-	row = append(row, m.hw.add(bbrepro.Labeled(d.progs[i], d.hwRuns[i], bbrepro.HWGraphs(hws)))...)
+	row = append(row, m.sw.add(e.sw.Score(d.progs[i]))...)
+	row = append(row, m.hw.add(e.hw.Score(d.progs[i]))...)
 	m.bugT.AddRow(row...)
 	m.bugRows = append(m.bugRows, en.Name)
 	m.bugVals = append(m.bugVals, vals)

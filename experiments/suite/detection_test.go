@@ -2,9 +2,11 @@ package suite
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 
+	"weft/analysis"
 	"weft/configs"
 	"weft/experiments"
 	psetrepro "weft/experiments/pset"
@@ -174,6 +176,67 @@ func TestMatrixFalsePositives(t *testing.T) {
 			// Under-trained PSets (8 seeds here): false violations, whose
 			// stalls can keep a thread until the hang limit.
 			t.Logf("%s: the PSet hardware flagged %d runs (%d distinct pairs); %d failed", name, h.Flagged, h.Distinct, h.FailingOn)
+		}
+	}
+}
+
+// detectSlices is detect as it was before the default experiment folded
+// its runs: train the checkers on every training run, then score each
+// detector over the slice of runs.
+func detectSlices(prog *isa.Program, runs, train []sim.Result) []detection {
+	bugs := prog.BugPCs()
+	t := analysis.MustLookup(matrixDetectors...).NewTraining()
+	for _, r := range train {
+		t.Train(r)
+	}
+	out := make([]detection, len(matrixDetectors))
+	for k, name := range matrixDetectors {
+		var m analysis.Merger
+		for i, r := range runs {
+			fs := t.Check(name, r)
+			m.Add(i, r.Seed, fs)
+			if len(fs) > 0 {
+				out[k].flagged++
+			}
+			for _, f := range fs {
+				if f.Involves(bugs) {
+					out[k].hits++
+					break
+				}
+			}
+		}
+		out[k].distinct = len(m.Merged())
+	}
+	return out
+}
+
+// The default experiment's fold scores each detector run as it arrives,
+// after the training runs; it gives the scores the slices gave (on
+// pset-apache-log every detector finds the bug, avio and pset only in
+// some runs).
+func TestDetectFoldMatchesSlices(t *testing.T) {
+	const n = 8
+	for _, name := range []string{"mysql-binlog", "pset-apache-log", "falcon-account", "counter-locked"} {
+		prog, cfg, err := experiments.ProgramFor(name, configs.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jobs []sim.Job
+		for s := 0; s < 2*n; s++ {
+			opts := experiments.DetectorOptions(prog, matrixDetectors...)
+			if s >= n {
+				opts = experiments.DetectorOptions(prog, trainDetectors...)
+			}
+			jobs = append(jobs, sim.Job{Config: cfg, Program: prog, Seed: 1 + uint64(s), Options: opts})
+		}
+		all, err := experiments.RunJobs(experiments.Env{}, jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := detect(prog, all[:n], all[n:]), detectSlices(prog, all[:n], all[n:])
+		t.Logf("%s: %+v", name, got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: folded %+v, over the slices %+v", name, got, want)
 		}
 	}
 }

@@ -3,9 +3,6 @@ package suite
 import (
 	"fmt"
 	"strings"
-	"weft/cpu"
-	bbhw "weft/cpu/bugaboo"
-	psethw "weft/cpu/pset"
 
 	"weft/configs"
 	"weft/experiments"
@@ -35,22 +32,6 @@ func (c psetCost) pct(x float64) float64 {
 // overhead returns the cycles with the hardware on over those off, in %.
 func (c psetCost) overhead() float64 { return 100 * (c.on - c.off) / c.off }
 
-// psetCostOf sums the PSet hardware's cost over off and on, the same seeds
-// with it off and on.
-func psetCostOf(off, on []sim.Result) psetCost {
-	var c psetCost
-	for j := range on {
-		rb := experiments.GroupStat(on[j], psethw.StatGroup, psethw.CounterRollbackCycles)
-		c.off += float64(off[j].Cycles)
-		c.on += float64(on[j].Cycles) + rb
-		c.check += experiments.GroupStat(on[j], psethw.StatGroup, psethw.CounterCheckCycles)
-		c.stall += experiments.GroupStat(on[j], psethw.StatGroup, psethw.CounterStallCycles)
-		c.rollback += rb
-		c.rbs += experiments.GroupStat(on[j], psethw.StatGroup, psethw.CounterRollbacks)
-	}
-	return c
-}
-
 // overheadSection compares each workload's runs with BB-HW on, and with
 // the PSet hardware on, against the same seeds with both off: BB-HW's
 // simulated-cycle overhead (the metadata's bus bytes and the traps' cost;
@@ -58,7 +39,7 @@ func psetCostOf(off, on []sim.Result) psetCost {
 // communication-table traffic behind it, and the PSet hardware's overhead
 // with its check, stall and rollback cycles.
 // psetCfg is the configuration of the PSet hardware's runs.
-func overheadSection(entries []workloads.Entry, runs, hwRuns, psetRuns [][]sim.Result, psetCfg configs.Config) (experiments.Section, string) {
+func overheadSection(entries []workloads.Entry, runs []*entryRuns, psetCfg configs.Config) (experiments.Section, string) {
 	ps := psetCfg.PSet
 	t := results.NewTable("hw_overhead", "BB-HW's and the PSet hardware's simulated-cycle overhead: the same seeds with the hardware off and on",
 		"workload", "kind", "cycles off", "cycles BB-HW", "BB-HW overhead %", "CT inserts /10k mem ops", "traps", "drops",
@@ -67,7 +48,7 @@ func overheadSection(entries []workloads.Entry, runs, hwRuns, psetRuns [][]sim.R
 		psetrepro.DefaultMode, psetProfileTrainSeeds, psetProfileSeeds, psetrepro.HangFactor, psetrepro.Table2MaxCycles)}
 	var o overheads
 	for i, en := range entries {
-		o.add(t, en, runs[i], hwRuns[i], psetRuns[i])
+		o.add(t, en, runs[i])
 	}
 	sec := experiments.Section{
 		Heading: "Hardware overhead: BB-HW and PSet",
@@ -125,28 +106,19 @@ type overheads struct {
 	okStalled, okRolled []string
 }
 
-// add adds a workload's row to t: runs with both off, hwRuns with BB-HW
-// on, psetRuns with the PSet hardware on (the first of the same seeds).
-func (o *overheads) add(t *results.Table, en workloads.Entry, runs, hwRuns, psetRuns []sim.Result) {
-	var off, on, inserts, memOps, traps, drops float64
-	for j := range runs {
-		off += float64(runs[j].Cycles)
-		on += float64(hwRuns[j].Cycles)
-		inserts += experiments.GroupStat(hwRuns[j], bbhw.StatGroup, bbhw.CounterInserts)
-		traps += experiments.GroupStat(hwRuns[j], bbhw.StatGroup, bbhw.CounterTraps)
-		drops += experiments.GroupStat(hwRuns[j], bbhw.StatGroup, bbhw.CounterDrops)
-		m, _ := hwRuns[j].Stats.Get(cpu.StatMemOps.String())
-		memOps += m
-	}
-	n := float64(len(runs))
+// add adds a workload's row to t from its folded runs: with both off,
+// with BB-HW on, with the PSet hardware on (the first of the same seeds).
+func (o *overheads) add(t *results.Table, en workloads.Entry, e *entryRuns) {
+	off, on, inserts, memOps, traps, drops := e.cyc, e.hwCyc, e.inserts, e.memOps, e.traps, e.drops
+	n := float64(len(e.off))
 	pct := 100 * (on - off) / off
 	per10k := 0.0
 	if memOps > 0 {
 		per10k = inserts * 10000 / memOps
 	}
-	p := psetCostOf(runs, psetRuns)
+	p := e.cost
 	t.AddRow(en.Name, en.Kind.String(), off/n, on/n, pct, per10k, traps, drops,
-		p.on/float64(len(psetRuns)), p.overhead(), p.pct(p.check), p.pct(p.stall), p.pct(p.rollback), p.rbs)
+		p.on/float64(e.psetRuns), p.overhead(), p.pct(p.check), p.pct(p.stall), p.pct(p.rollback), p.rbs)
 	if en.Kind == workloads.Profile {
 		o.names = append(o.names, en.Name)
 		o.over = append(o.over, pct)

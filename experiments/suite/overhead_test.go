@@ -8,7 +8,6 @@ import (
 
 	psetrepro "weft/experiments/pset"
 	"weft/results"
-	"weft/sim"
 	"weft/workloads"
 )
 
@@ -23,8 +22,10 @@ func overheadsOf(rows []struct {
 	t := results.NewTable("t", "t", "workload", "kind", "cycles off", "cycles BB-HW", "BB-HW overhead %", "CT inserts /10k mem ops", "traps", "drops",
 		"cycles PSet", "PSet overhead %", "PSet check cycles %", "PSet stall cycles %", "PSet rollback cycles %", "PSet rollbacks")
 	for _, r := range rows {
-		off := []sim.Result{{Cycles: r.off}}
-		o.add(t, workloads.Entry{Name: r.name, Kind: r.kind}, off, []sim.Result{{Cycles: r.bbhw}}, off)
+		off := float64(r.off)
+		e := &entryRuns{off: []offRun{{cycles: r.off}}, cyc: off, hwRuns: 1, hwCyc: float64(r.bbhw),
+			psetRuns: 1, cost: psetCost{off: off, on: off}}
+		o.add(t, workloads.Entry{Name: r.name, Kind: r.kind}, e)
 	}
 	return &o
 }

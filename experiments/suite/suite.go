@@ -5,7 +5,8 @@
 // matrix and the false positives (detection.go; the Bugaboo and PSet
 // hardware columns come from experiments/bugaboo and experiments/pset, the
 // PSet hardware's tally is psethw.go) and the hardware's simulated-cycle
-// overhead (overhead.go).
+// overhead (overhead.go). It folds each run into its tables as the run
+// completes (fold.go), so its memory does not grow with the seeds.
 package suite
 
 import (
@@ -87,7 +88,7 @@ func runDefault(env experiments.Env) (*experiments.Report, error) {
 		return nil, fmt.Errorf("default experiment: %w", err)
 	}
 	text += "\n" + matrixText
-	overhead, overheadText := overheadSection(d.entries, d.runs, d.hwRuns, ph.runs, psetrepro.HWConfig(base, nil))
+	overhead, overheadText := overheadSection(d.entries, d.runs, psetrepro.HWConfig(base, nil))
 	text += overheadText
 	return defaultReport(base, seeds, []experiments.Section{sec, matrix, overhead}, text, instrs), nil
 }
@@ -108,68 +109,78 @@ func defaultEntries(quick bool) []workloads.Entry {
 	return entries
 }
 
-// defaultRuns are the default experiment's runs with the PSet hardware
-// off, by entry.
+// defaultRuns are the default experiment's runs, by entry, folded as
+// they complete (fold.go).
 type defaultRuns struct {
 	entries []workloads.Entry
 	cfgs    []configs.Config
 	progs   []*isa.Program
-	// runs are the detector runs (seeds base..), hwRuns the same seeds
-	// with BB-HW on, train the training runs (the seeds after them).
-	runs, hwRuns, train [][]sim.Result
-	// bbsw holds each bug kernel's BB-SW collectors, one per detector run.
-	bbsw [][]*bugaboo.SW
-	// bbhw holds each bug kernel's BB-HW graph collectors, one per run
-	// with the hardware on.
-	bbhw [][]*bugaboo.HW
+	// seeds is the detector runs per entry.
+	seeds int
+	runs  []*entryRuns
 }
 
-// runDetectors runs every entry over seeds with BB-HW on, then with the
-// detectors attached, then the training seeds.
+// runDetectors runs every entry's training seeds, then its seeds with the
+// detectors attached, then the same seeds with BB-HW on, and folds them.
 //
 // Every kernel runs seeds base.. with hb, lockset, avio and pset
-// attached, then as many seeds after those with avio and pset's
-// recorder, whose passing runs train AVIO's invariants and the PSets.
-// The synthetic profiles (performance workloads, most of the simulated
-// instructions) run bare, then a few seeds with pset's recorder for their
+// attached, and as many seeds after those with avio and pset's
+// recorder, whose passing runs train AVIO's invariants and the PSets (they
+// run first, so that each detector run is checked as it completes). The
+// synthetic profiles (performance workloads, most of the simulated
+// instructions) run bare, after a few seeds with pset's recorder for their
 // PSets. Once the PSets are learned, every workload's seeds run again
 // with the PSet hardware on (runPSetHW).
 func runDetectors(env experiments.Env, base configs.Config, entries []workloads.Entry, seeds int) (*defaultRuns, error) {
 	d := &defaultRuns{
 		entries: entries,
-		bbsw:    make([][]*bugaboo.SW, len(entries)),
-		bbhw:    make([][]*bugaboo.HW, len(entries)),
 		cfgs:    make([]configs.Config, len(entries)),
 		progs:   make([]*isa.Program, len(entries)),
+		seeds:   seeds,
+		runs:    make([]*entryRuns, len(entries)),
 	}
 	var jobs []sim.Job
-	first := make([]int, len(entries)) // each entry's first job
+	var refs []jobRef
 	for i, en := range entries {
 		prog, cfg, err := experiments.ProgramFor(en.Name, base)
 		if err != nil {
 			return nil, fmt.Errorf("default experiment: %w", err)
 		}
 		d.cfgs[i], d.progs[i] = cfg, prog
-		first[i] = len(jobs)
-		jobs = append(jobs, d.bbhwJobs(i, seeds)...)
-		jobs = append(jobs, d.detectorJobs(i, seeds)...)
+		d.runs[i] = newEntryRuns(prog, en.Kind == workloads.Kernel)
+		js, rs := d.detectorJobs(i, seeds)
+		jobs, refs = append(jobs, js...), append(refs, rs...)
+		js, rs = d.bbhwJobs(i, seeds)
+		jobs, refs = append(jobs, js...), append(refs, rs...)
 	}
-	all, err := experiments.RunJobs(env, jobs)
+	// Each run's Bugaboo collector, set when the run starts and taken
+	// (and dropped) when it is folded.
+	sws := make([]*bugaboo.SW, len(jobs))
+	hws := make([]*bugaboo.HW, len(jobs))
+	for j, ref := range refs {
+		en, prog := d.entries[ref.entry], d.progs[ref.entry]
+		switch {
+		case ref.kind == detectorRun && en.Bug:
+			jobs[j].Options = bbrepro.WithBBSW(prog, jobs[j].Options, &sws[j])
+		case ref.kind == bbhwRun && en.Bug:
+			jobs[j].Options = bbrepro.WithBBHW(prog, jobs[j].Options, &hws[j])
+		}
+	}
+	err := experiments.StreamJobs(env, jobs, func(j int, r sim.Result) error {
+		ref, e := refs[j], d.runs[refs[j].entry]
+		switch ref.kind {
+		case trainRun:
+			e.addTrain(r)
+		case detectorRun:
+			e.addDetector(ref.seed, r, sws[j])
+		case bbhwRun:
+			e.addBBHW(r, hws[j])
+		}
+		sws[j], hws[j] = nil, nil
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("default experiment: %w", err)
-	}
-	d.runs = make([][]sim.Result, len(entries))
-	d.train = make([][]sim.Result, len(entries))
-	d.hwRuns = make([][]sim.Result, len(entries))
-	for i, en := range entries {
-		o := first[i]
-		d.hwRuns[i] = all[o : o+seeds]
-		d.runs[i] = all[o+seeds : o+2*seeds]
-		end := o + 3*seeds
-		if en.Kind == workloads.Profile {
-			end = o + 2*seeds + min(psetProfileTrainSeeds, seeds)
-		}
-		d.train[i] = all[o+2*seeds : end]
 	}
 	return d, nil
 }
@@ -177,90 +188,88 @@ func runDetectors(env experiments.Env, base configs.Config, entries []workloads.
 // bbhwJobs are entry i's seeds with BB-HW on, for its simulated-cycle
 // overhead (and on a bug kernel BB-HW's drained graphs, for its column of
 // the matrix).
-func (d *defaultRuns) bbhwJobs(i, seeds int) []sim.Job {
-	en, prog, cfg := d.entries[i], d.progs[i], d.cfgs[i]
+func (d *defaultRuns) bbhwJobs(i, seeds int) ([]sim.Job, []jobRef) {
+	prog, cfg := d.progs[i], d.cfgs[i]
 	hw := cfg
 	hw.Bugaboo.Enabled = true
-	if en.Bug {
-		d.bbhw[i] = make([]*bugaboo.HW, seeds)
-	}
 	var jobs []sim.Job
+	var refs []jobRef
 	for s := 0; s < seeds; s++ {
-		opts := experiments.WithGroups
-		if en.Bug {
-			opts = bbrepro.WithBBHW(prog, experiments.WithGroups, &d.bbhw[i][s])
-		}
-		jobs = append(jobs, sim.Job{Config: hw, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: opts})
+		jobs = append(jobs, sim.Job{Config: hw, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: experiments.WithGroups})
+		refs = append(refs, jobRef{i, bbhwRun, s})
 	}
-	return jobs
+	return jobs, refs
 }
 
-// detectorJobs are entry i's seeds with the detectors attached (BB-SW too
-// on a bug kernel), then its training seeds; a synthetic profile's seeds
-// run bare, then a few seeds whose passing runs teach the PSet hardware.
-func (d *defaultRuns) detectorJobs(i, seeds int) []sim.Job {
+// detectorJobs are entry i's training seeds, then its seeds with the
+// detectors attached; a synthetic profile's training seeds are a few
+// whose passing runs teach the PSet hardware, and its seeds run bare.
+func (d *defaultRuns) detectorJobs(i, seeds int) ([]sim.Job, []jobRef) {
 	en, prog, cfg := d.entries[i], d.progs[i], d.cfgs[i]
-	n := 2 * seeds
+	train := seeds
 	if en.Kind == workloads.Profile {
-		n = seeds + min(psetProfileTrainSeeds, seeds)
+		train = min(psetProfileTrainSeeds, seeds)
 	}
 	var jobs []sim.Job
-	for s := 0; s < n; s++ {
-		var opts func() []sim.Option
-		switch {
-		case en.Kind == workloads.Profile && s >= seeds:
-			// A few seeds whose passing runs teach the PSet hardware.
+	var refs []jobRef
+	for s := seeds; s < seeds+train; s++ {
+		opts := experiments.DetectorOptions(prog, trainDetectors...)
+		if en.Kind == workloads.Profile {
 			opts = experiments.DetectorOptions(prog, "pset")
-		case en.Kind == workloads.Profile:
-		case s < seeds:
-			opts = experiments.DetectorOptions(prog, matrixDetectors...)
-			if en.Bug {
-				if d.bbsw[i] == nil {
-					d.bbsw[i] = make([]*bugaboo.SW, seeds)
-				}
-				opts = bbrepro.WithBBSW(prog, opts, &d.bbsw[i][s])
-			}
-		default:
-			opts = experiments.DetectorOptions(prog, trainDetectors...)
 		}
 		jobs = append(jobs, sim.Job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: opts})
+		refs = append(refs, jobRef{i, trainRun, s - seeds})
 	}
-	return jobs
+	for s := 0; s < seeds; s++ {
+		var opts func() []sim.Option
+		if en.Kind != workloads.Profile {
+			opts = experiments.DetectorOptions(prog, matrixDetectors...)
+		}
+		jobs = append(jobs, sim.Job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed + uint64(s), Options: opts})
+		refs = append(refs, jobRef{i, detectorRun, s})
+	}
+	return jobs, refs
 }
 
 // runPSetHW runs the same seeds again with the PSet hardware on, checking
 // the PSets learned from the training seeds' passing runs (a kernel's are
 // those its pset column checks in software); a synthetic profile runs its
-// first psetProfileSeeds.
+// first psetProfileSeeds. It folds the runs into d's entries.
 func runPSetHW(env experiments.Env, base configs.Config, d *defaultRuns, seeds int) (psetHWRuns, error) {
 	entries := d.entries
 	psets := make([]isa.PSets, len(entries))
-	psetViols := make([][]*psetrepro.Violations, len(entries))
-	var psetJobs []sim.Job
-	psetFirst := make([]int, len(entries)+1)
+	var refs []jobRef
 	for i, en := range entries {
-		psetFirst[i] = len(psetJobs)
-		psets[i] = psetrepro.TrainPSets(d.progs[i], d.train[i])
 		n := seeds
 		if en.Kind == workloads.Profile {
 			n = min(psetProfileSeeds, seeds)
 		}
-		psetViols[i] = make([]*psetrepro.Violations, n)
-		cfg := psetrepro.HWConfig(d.cfgs[i], d.runs[i])
 		for s := 0; s < n; s++ {
-			psetJobs = append(psetJobs, psetrepro.HWJob(cfg, d.progs[i], psets[i], d.cfgs[i].Sim.Seed+uint64(s), &psetViols[i][s]))
+			refs = append(refs, jobRef{i, psetRun, s})
 		}
 	}
-	psetFirst[len(entries)] = len(psetJobs)
-	allPSet, err := experiments.RunJobs(env, psetJobs)
+	for i, e := range d.runs {
+		psets[i] = e.psetTrain.PSets()
+		e.psets, e.psetTrain = psets[i], nil
+	}
+	// Each run's violations, set when the run starts and taken when it is
+	// folded.
+	viols := make([]*psetrepro.Violations, len(refs))
+	psetJobs := make([]sim.Job, len(refs))
+	for j, ref := range refs {
+		i := ref.entry
+		cfg := psetrepro.HWConfigLongest(d.cfgs[i], d.runs[i].longest)
+		psetJobs[j] = psetrepro.HWJob(cfg, d.progs[i], psets[i], d.cfgs[i].Sim.Seed+uint64(ref.seed), &viols[j])
+	}
+	err := experiments.StreamJobs(env, psetJobs, func(j int, r sim.Result) error {
+		d.runs[refs[j].entry].addPSet(refs[j].seed, r, viols[j])
+		viols[j] = nil
+		return nil
+	})
 	if err != nil {
 		return psetHWRuns{}, fmt.Errorf("default experiment: PSet hardware: %w", err)
 	}
-	psetRuns := make([][]sim.Result, len(entries))
-	for i := range entries {
-		psetRuns[i] = allPSet[psetFirst[i]:psetFirst[i+1]]
-	}
-	return psetHWRuns{cfg: psetrepro.HWConfig(base, nil).PSet, psets: psets, runs: psetRuns, viols: psetViols}, nil
+	return psetHWRuns{cfg: psetrepro.HWConfig(base, nil).PSet, psets: psets}, nil
 }
 
 // workloadsTable tabulates every workload's detector runs, for the report
@@ -272,26 +281,18 @@ func workloadsTable(d *defaultRuns) (t *results.Table, text string, instrs uint6
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "WORKLOAD\tCLASS\tCORES\tRUNS\tMEAN CYCLES\tMEAN INSTRS\tOUTCOMES")
-	for i, rs := range d.runs {
-		var cyc, ins float64
-		buggy := 0
-		for _, r := range rs {
-			cyc += float64(r.Cycles)
-			ins += float64(r.Instructions)
-			instrs += r.Instructions
-			if r.Outcome != core.Pass {
-				buggy++
-			}
-		}
-		n := float64(len(rs))
+	for i, e := range d.runs {
+		instrs += e.instrs
+		buggy := len(e.off) - e.outcomes.Count(core.Pass)
+		n := float64(len(e.off))
 		var outs []string
-		for _, c := range sim.CountOutcomes(rs) {
+		for _, c := range e.outcomes.Counts() {
 			outs = append(outs, fmt.Sprintf("%s %d", c.Outcome, c.Count))
 		}
 		en := d.entries[i]
-		t.AddRow(en.Name, en.Kind.String(), en.Class, d.cfgs[i].Machine.Cores, len(rs), cyc/n, ins/n, buggy, strings.Join(outs, ", "))
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", en.Name, en.Class, d.cfgs[i].Machine.Cores, len(rs),
-			results.FormatReadable(cyc/n), results.FormatReadable(ins/n), strings.Join(outs, ", "))
+		t.AddRow(en.Name, en.Kind.String(), en.Class, d.cfgs[i].Machine.Cores, len(e.off), e.cyc/n, e.ins/n, buggy, strings.Join(outs, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", en.Name, en.Class, d.cfgs[i].Machine.Cores, len(e.off),
+			results.FormatReadable(e.cyc/n), results.FormatReadable(e.ins/n), strings.Join(outs, ", "))
 	}
 	if err := tw.Flush(); err != nil {
 		return nil, "", 0, err
@@ -320,21 +321,21 @@ func workloadsSection(d *defaultRuns, t *results.Table) experiments.Section {
 
 // outcomeShares returns, for each outcome, each group's share of runs
 // that ended in it, and the same as a table.
-func outcomeShares(runs [][]sim.Result, groups []string, groupOf []int) ([]results.Series, *results.Table) {
+func outcomeShares(runs []*entryRuns, groups []string, groupOf []int) ([]results.Series, *results.Table) {
 	outcomes := core.OutcomeNames()
 	share := make([]results.Series, len(outcomes))
 	runsIn := make([]float64, len(groups))
-	for i, rs := range runs {
-		runsIn[groupOf[i]] += float64(len(rs))
+	for i, e := range runs {
+		runsIn[groupOf[i]] += float64(len(e.off))
 	}
 	shareData := results.NewTable("outcomes", "Share of runs per outcome, by workload group", append([]string{"group"}, outcomes...)...)
 	for k, o := range outcomes {
 		share[k] = results.Series{Name: o, Values: make([]float64, len(groups))}
-		for i, rs := range runs {
-			for _, r := range rs {
-				if r.Outcome.String() == o {
-					share[k].Values[groupOf[i]] += 1 / runsIn[groupOf[i]]
-				}
+		for i, e := range runs {
+			// Run by run, as the shares were summed over the runs
+			// (outcomes are in the order of their kinds).
+			for range e.outcomes.Count(core.OutcomeKind(k)) {
+				share[k].Values[groupOf[i]] += 1 / runsIn[groupOf[i]]
 			}
 		}
 	}
@@ -351,25 +352,19 @@ func outcomeShares(runs [][]sim.Result, groups []string, groupOf []int) ([]resul
 // cycleBreakdown returns, for each class of core cycles, each group's
 // share of the cycles of the cores that ran a thread, and the same as a
 // table.
-func cycleBreakdown(runs [][]sim.Result, groups []string, groupOf []int) ([]results.Series, *results.Table) {
-	buckets := []string{"busy", "mem_stall", "lock_wait", "barrier_wait", "cond_wait", "join_wait", "idle"}
+func cycleBreakdown(runs []*entryRuns, groups []string, groupOf []int) ([]results.Series, *results.Table) {
+	buckets := breakdownBuckets
 	breakdown := make([]results.Series, len(buckets))
 	for k, b := range buckets {
 		breakdown[k] = results.Series{Name: b, Values: make([]float64, len(groups))}
 	}
 	totals := make([]float64, len(groups))
-	for i, rs := range runs {
+	// The sums are of whole cycles, exact in a float64 in any order.
+	for i, e := range runs {
 		g := groupOf[i]
-		for _, r := range rs {
-			for _, c := range r.Breakdown {
-				if !c.RanThread() {
-					continue
-				}
-				for k, v := range []uint64{c.Busy, c.MemStall, c.LockWait, c.BarrierWait, c.CondWait, c.JoinWait, c.Idle} {
-					breakdown[k].Values[g] += float64(v)
-					totals[g] += float64(v)
-				}
-			}
+		for k, v := range e.buckets {
+			breakdown[k].Values[g] += float64(v)
+			totals[g] += float64(v)
 		}
 	}
 	breakdownData := results.NewTable("breakdown", "Share of core cycles per class, by workload group (cores that ran a thread)", append([]string{"group"}, buckets...)...)

@@ -46,22 +46,8 @@ type sweepStudy struct {
 	intro, comment string
 }
 
-// machine is one memory system a study runs the profiles on: the base
-// preset with fixed overrides.
-type machine struct {
-	// label names it in tables and captions; suffix ends its plots'
-	// names ("" for the base machine, whose plots keep their names).
-	label, suffix string
-	set           []string
-}
-
-// studyMachines are the machines of every study: the default atomic bus,
-// and beside it the split-transaction bus with a shared L2 (issue 23:
-// what the bus model changes).
-var studyMachines = []machine{
-	{label: "atomic bus", suffix: ""},
-	{label: "split bus + 1 MiB L2", suffix: "-split", set: []string{`bus.kind="split"`, "cache.l2.size_bytes=1048576"}},
-}
+// studyMachines are the machines of every study (experiments.TimingMachines).
+var studyMachines = experiments.TimingMachines()
 
 // studyPoint is one (machine, workload, value) of a study.
 type studyPoint struct {
@@ -85,7 +71,7 @@ func (s sweepStudy) run(env experiments.Env) (*experiments.Report, error) {
 	var jobs []sim.Job
 	var configs []experiments.NamedConfig
 	for mi, mc := range studyMachines {
-		sw := sweep.Spec{Name: s.name, Base: s.base, Runs: seeds, Seed: 1, Set: mc.set, Axes: []sweep.Axis{axis}}
+		sw := sweep.Spec{Name: s.name, Base: s.base, Runs: seeds, Seed: 1, Set: mc.Set, Axes: []sweep.Axis{axis}}
 		for _, n := range names {
 			sw.Workloads = append(sw.Workloads, sweep.Workload{Name: n})
 		}
@@ -105,8 +91,8 @@ func (s sweepStudy) run(env experiments.Env) (*experiments.Report, error) {
 			}
 		}
 		name := s.base + fmt.Sprintf(" with %s swept over %v", s.key, values)
-		if len(mc.set) > 0 {
-			name += ", " + mc.label + " (" + strings.Join(mc.set, ", ") + ")"
+		if len(mc.Set) > 0 {
+			name += ", " + mc.Label + " (" + strings.Join(mc.Set, ", ") + ")"
 		}
 		configs = append(configs, experiments.NamedConfig{Name: name, Config: plan.Base})
 	}
@@ -149,7 +135,7 @@ func (s sweepStudy) section(points []studyPoint, runs []sim.Result, seeds int, n
 	}
 	for p, pt := range points {
 		rs := runs[p*seeds : (p+1)*seeds]
-		row := []any{studyMachines[pt.machine].label, pt.workload, pt.value}
+		row := []any{studyMachines[pt.machine].Label, pt.workload, pt.value}
 		passed := 0
 		for _, r := range rs {
 			if r.Outcome == core.Pass {
@@ -184,10 +170,10 @@ func (s sweepStudy) section(points []studyPoint, runs []sim.Result, seeds int, n
 				series = append(series, *lines[mi][i][name])
 			}
 			title := fmt.Sprintf("%s vs %s", m.LabelInStudy(), s.axisLabel)
-			if mc.suffix != "" {
-				title += ", " + mc.label
+			if mc.Suffix != "" {
+				title += ", " + mc.Label
 			}
-			data := results.NewTable(s.name+"-"+m.Name+mc.suffix, title, "workload", s.key, m.Name, m.Name+" ci95")
+			data := results.NewTable(s.name+"-"+m.Name+mc.Suffix, title, "workload", s.key, m.Name, m.Name+" ci95")
 			for _, ls := range series {
 				for k := range ls.X {
 					data.AddRow(ls.Name, ls.X[k], ls.Y[k], ls.YErr[k])
@@ -195,7 +181,7 @@ func (s sweepStudy) section(points []studyPoint, runs []sim.Result, seeds int, n
 			}
 			label := m.LabelInStudy()
 			sec.Plots = append(sec.Plots, experiments.Plot{
-				Name:    s.name + "-" + m.Name + mc.suffix,
+				Name:    s.name + "-" + m.Name + mc.Suffix,
 				Caption: title + " (one line per profile, error bars: 95% CI over seeds)",
 				Data:    data,
 				Draw: func(path string) error {
@@ -237,7 +223,7 @@ func compareMachines(lines [][]map[string]*results.LineSeries, metrics []sweep.M
 			lo, hi = c.X[0], c.X[len(c.X)-1]
 		}
 		parts = append(parts, fmt.Sprintf("on the %s %d of the %d profiles take fewer cycles at %g %s than at %g, and the bus is %.0f%% busy at %g on average",
-			mc.label, faster, len(names), hi, axisLabel, lo, 100*util/float64(len(names)), hi))
+			mc.Label, faster, len(names), hi, axisLabel, lo, 100*util/float64(len(names)), hi))
 	}
 	return "The machines compared (from this run's means): " + strings.Join(parts, "; ") + "."
 }

@@ -40,9 +40,9 @@ func TestScalingComparesTheBuses(t *testing.T) {
 	for _, row := range tab.Rows {
 		k := key{toString(row[wc]), toString(row[vc])}
 		switch toString(row[mc]) {
-		case studyMachines[0].label:
+		case studyMachines[0].Label:
 			atomic[k] = [2]float64{num(row[cc]), num(row[bc])}
-		case studyMachines[1].label:
+		case studyMachines[1].Label:
 			split[k] = [2]float64{num(row[cc]), num(row[bc])}
 		default:
 			t.Fatalf("row of an unknown machine %v", row[mc])
@@ -57,7 +57,7 @@ func TestScalingComparesTheBuses(t *testing.T) {
 			t.Errorf("%s at %s cores: split bus %.0f cycles at %.2f busy, atomic %.0f at %.2f", k.w, k.v, s[0], s[1], a[0], a[1])
 		}
 	}
-	if c := r.Sections[0].Comment; !strings.Contains(c, studyMachines[1].label) {
+	if c := r.Sections[0].Comment; !strings.Contains(c, studyMachines[1].Label) {
 		t.Errorf("comment does not compare the machines: %s", c)
 	}
 }

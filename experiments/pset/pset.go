@@ -561,11 +561,15 @@ func psetTable2(env experiments.Env, ks []*psetKernel, nTrain int) (experiments.
 		"failing (rollback, jitter only)", "failing (rollback, hold violator)", "stalls", "stall timeouts", "rollbacks",
 		"required window, median (weft)", "required window, max (weft)", "actual window, median (weft)", "actual window, max (weft)", "rollback window (paper)")
 	over := results.NewTable("overhead", "The PSet hardware's simulated cost, logging only, over the same seeds with it off (runs that passed both ways)",
-		"#", "kernel", "runs", "cycles off (median)", "cycles on (median)", "overhead %", "checks per 10k mem ops", "check cycles per 10k mem ops", "metadata bus bytes per 10k mem ops")
+		"#", "kernel", "runs", "cycles off (median)", "cycles on (median)", "overhead %", "checks per 10k mem ops", "check cycles per 10k mem ops", "metadata bus bytes per 10k mem ops",
+		"runs (split bus + L2)", "cycles off (split bus + L2, median)", "cycles on (split bus + L2, median)", "overhead % (split bus + L2)")
 	var tl table2Tally
 	for i, k := range ks {
 		if o, ok := r.overhead(over, i, k); ok {
 			tl.overs = append(tl.overs, o)
+		}
+		if c := r.cost(i, 6, 7); c.ok {
+			tl.splitOvers = append(tl.splitOvers, c.pct())
 		}
 		tl.add(t, paper, k, r.counts(i))
 	}
@@ -629,7 +633,10 @@ func table2RunOf(r sim.Result) table2Run {
 func runTable2(env experiments.Env, ks []*psetKernel, nTrain int) (*table2Runs, error) {
 	// rollback uses the default perturbation (hold the predecessor); the
 	// other two columns the alternatives.
-	modes := []string{"log_only", "stall", "off", "rollback", "rollback/jitter", "rollback/delay_violator"}
+	// The last two modes are log_only and off again on the split bus with
+	// an L2 (experiments.TimingMachines), for the overhead beside the
+	// atomic bus's.
+	modes := []string{"log_only", "stall", "off", "rollback", "rollback/jitter", "rollback/delay_violator", splitMode + "log_only", splitMode + "off"}
 	runs := min(psetTable2Runs, 2*nTrain) // within Table 1's held-out seeds
 	r := &table2Runs{
 		ks:       ks,
@@ -642,6 +649,13 @@ func runTable2(env experiments.Env, ks []*psetKernel, nTrain int) (*table2Runs, 
 	for _, k := range ks {
 		for _, mode := range modes {
 			cfg := k.cfg
+			if m, ok := strings.CutPrefix(mode, splitMode); ok {
+				var err error
+				if cfg, err = experiments.TimingMachines()[1].Apply(cfg); err != nil {
+					return nil, err
+				}
+				mode = m
+			}
 			cfg.PSet.Enabled = mode != "off"
 			if cfg.PSet.Enabled {
 				m, perturb, ok := strings.Cut(mode, "/")
@@ -667,6 +681,9 @@ func runTable2(env experiments.Env, ks []*psetKernel, nTrain int) (*table2Runs, 
 	}
 	return r, nil
 }
+
+// splitMode prefixes a Table 2 mode run on the split bus with an L2.
+const splitMode = "split:"
 
 // table2Options are the options of a Table 2 run in mode checking ps.
 // In rollback mode the run also records each rollback's actual window
@@ -706,26 +723,56 @@ func (r *table2Runs) offset(i, m int) int { return (len(r.modes)*i + m) * r.runs
 // it off, on the seeds that passed both ways. It returns the overhead in
 // %, and false when no seed passed both ways.
 func (r *table2Runs) overhead(over *results.Table, i int, k *psetKernel) (float64, bool) {
-	base := r.offset(i, 0)
+	a := r.cost(i, 0, 2)
+	if !a.ok {
+		return 0, false
+	}
+	sp := r.cost(i, 6, 7)
+	row := []any{k.row, k.name, a.runs, a.off, a.on, a.pct(), 1e4 * a.checks / a.memOps, 1e4 * a.checkCyc / a.memOps, 1e4 * a.metaB / a.memOps}
+	if sp.ok {
+		row = append(row, sp.runs, sp.off, sp.on, sp.pct())
+	} else {
+		row = append(row, sp.runs, "—", "—", "—")
+	}
+	over.AddRow(row...)
+	return a.pct(), true
+}
+
+// table2Cost is the PSet hardware's cost on one kernel and machine: the
+// median cycles of the seeds that passed both off and logging only, and
+// the hardware's checks, their cycles and its metadata bytes over them.
+type table2Cost struct {
+	ok                              bool
+	runs                            int
+	off, on                         float64
+	checks, checkCyc, metaB, memOps float64
+}
+
+// pct returns the overhead in %.
+func (c table2Cost) pct() float64 { return 100 * (c.on - c.off) / c.off }
+
+// cost returns kernel i's cost with the hardware logging only in mode on
+// against mode off (indices of modes), over the seeds that passed both.
+func (r *table2Runs) cost(i, onMode, offMode int) table2Cost {
+	var c table2Cost
 	var offC, onC []float64
-	var checks, checkCyc, metaB, memOps float64
 	for s := 0; s < r.runs; s++ {
-		on, off := r.all[base+s], r.all[base+2*r.runs+s]
+		on, off := r.all[r.offset(i, onMode)+s], r.all[r.offset(i, offMode)+s]
 		if on.outcome != core.Pass || off.outcome != core.Pass {
 			continue
 		}
 		offC, onC = append(offC, float64(off.cycles)), append(onC, float64(on.cycles))
-		checks, checkCyc = checks+on.checks, checkCyc+on.checkCycles
-		metaB += on.metaBytes
-		memOps += on.memOps
+		c.checks, c.checkCyc = c.checks+on.checks, c.checkCyc+on.checkCycles
+		c.metaB += on.metaBytes
+		c.memOps += on.memOps
 	}
-	if !(len(onC) > 0 && memOps > 0) {
-		return 0, false
+	c.runs = len(onC)
+	if !(len(onC) > 0 && c.memOps > 0) {
+		return c
 	}
-	mOff, mOn := results.Summarize(offC).Median, results.Summarize(onC).Median
-	o := 100 * (mOn - mOff) / mOff
-	over.AddRow(k.row, k.name, len(onC), mOff, mOn, o, 1e4*checks/memOps, 1e4*checkCyc/memOps, 1e4*metaB/memOps)
-	return o, true
+	c.ok = true
+	c.off, c.on = results.Summarize(offC).Median, results.Summarize(onC).Median
+	return c
 }
 
 // table2Counts are one kernel's numbers in Table 2: its failing runs by
@@ -797,6 +844,8 @@ type table2Tally struct {
 	// rollback); overs is the overhead of each kernel with one.
 	reqMedians []table2Median
 	overs      []float64
+	// splitOvers is the same on the split bus with an L2.
+	splitOvers []float64
 }
 
 // table2Median is a row's median required rollback window.
@@ -867,7 +916,7 @@ signal handler inside a short window, which the word metadata's bus time (about 
 32-byte bus) can close, in which case it has no failing run here. A stall cannot help when the
 stalled thread holds what the other needs (a deadlock) or when the PSet is null and no later access
 makes the check pass; the timeout then lets the access through.`,
-		psetOverheadComment(tl.overs), strings.Join(tl.avoided, ", "), strings.Join(tl.kept, ", "), tl.agree, tl.total)
+		psetOverheadComment(tl.overs, tl.splitOvers), strings.Join(tl.avoided, ", "), strings.Join(tl.kept, ", "), tl.agree, tl.total)
 }
 
 // rollbackComment comments the rollback columns: the rows each
@@ -901,18 +950,31 @@ violation can be avoided.`, strings.Join(tl.rbAvoided, ", "), r.avoidedIn(4), r.
 }
 
 // psetOverheadComment comments the overhead table with its numbers.
-func psetOverheadComment(overs []float64) string {
+func psetOverheadComment(overs, splitOvers []float64) string {
 	if len(overs) == 0 {
 		return "No kernel passed both with the hardware and without it on these seeds."
 	}
 	sm := results.Summarize(overs)
+	split := " No kernel passed both ways on the split bus with an L2."
+	if len(splitOvers) > 0 {
+		ss := results.Summarize(splitOvers)
+		cmp := "the same as"
+		switch {
+		case ss.Median > sm.Median:
+			cmp = "more than"
+		case ss.Median < sm.Median:
+			cmp = "less than"
+		}
+		split = fmt.Sprintf(" On the split bus with a 1 MiB L2 (the table's last columns), whose bus is not held through memory's latency, the median is %.1f%% (from %.1f%% to %.1f%%), %s on the atomic bus.",
+			ss.Median, slices.Min(splitOvers), slices.Max(splitOvers), cmp)
+	}
 	return fmt.Sprintf(`What the paper could not measure (it had no timing model): logging only, the hardware costs a median
 %.1f%% of simulated cycles on the kernels (from %.1f%% to %.1f%%). Two costs make it up, both in the
 table: the checks (only where an immediate predecessor is remote, base plus per-entry cycles) and the
 metadata riding on read replies and invalidation acks (word granularity with 4 reader slots is 368
 bytes a line on a 32-byte bus: the storage table below); this report does not separate their shares.
 The kernels are all communication, so these are an upper end; a kernel's schedule also shifts with
-the extra cycles, which moves some runs either way.`, sm.Median, slices.Min(overs), slices.Max(overs))
+the extra cycles, which moves some runs either way.`, sm.Median, slices.Min(overs), slices.Max(overs)) + split
 }
 
 // psetStorage tabulates the PSet hardware's metadata per 64-byte line for

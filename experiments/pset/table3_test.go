@@ -1,6 +1,7 @@
 package pset
 
 import (
+	"strings"
 	"testing"
 
 	"weft/configs"
@@ -148,5 +149,21 @@ td:    st r3, x
 	}
 	if c := t3Count(t, p, ps); c.stall != 2 {
 		t.Errorf("two stalls in a loop, each resolved: counted %d", c.stall)
+	}
+}
+
+// The overhead comment's comparison of the machines follows the medians.
+func TestOverheadCommentComparesMachines(t *testing.T) {
+	for _, c := range []struct {
+		atomic, split []float64
+		want          string
+	}{
+		{[]float64{1, 2, 3}, []float64{4, 5, 6}, "the median is 5.0% (from 4.0% to 6.0%), more than on the atomic bus"},
+		{[]float64{4, 5, 6}, []float64{1, 2, 3}, "the median is 2.0% (from 1.0% to 3.0%), less than on the atomic bus"},
+		{[]float64{1, 2, 3}, nil, "No kernel passed both ways on the split bus"},
+	} {
+		if got := psetOverheadComment(c.atomic, c.split); !strings.Contains(got, c.want) {
+			t.Errorf("atomic %v, split %v: comment %q lacks %q", c.atomic, c.split, got, c.want)
+		}
 	}
 }

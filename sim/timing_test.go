@@ -1,6 +1,10 @@
 package sim_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -124,4 +128,54 @@ func TestSplitBusOverlapsMisses(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGoldenSplit pins the bytes of every registry workload's run at 8
+// cores (or its .cores), seed 1, on the split bus with a 1 MiB L2 (a
+// separate data bus, and one bus for a few workloads), and the event
+// streams of a few: the split bus's regression file, as golden.txt is the
+// atomic bus's. Rewrite it with -update-golden only for a change meant to
+// alter the split bus's results, and say why in the commit.
+func TestGoldenSplit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("golden runs take a few seconds")
+	}
+	hash := func(r sim.Result) string {
+		r.WeftVersion, r.ConfigHash = "", ""
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		return hex.EncodeToString(sum[:8])
+	}
+	var lines []string
+	shared := map[string]bool{"fft": true, "canneal": true, "prodcons": true, "mysql-binlog": true, "counter-locked": true}
+	for _, e := range workloads.List() {
+		prog, err := workloads.ProgramFor(e.Name, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, _ := sim.FitCores(configs.Default(), prog)
+		buses := []string{configs.DataBusSeparate}
+		if shared[e.Name] {
+			buses = append(buses, configs.DataBusShared)
+		}
+		for _, db := range buses {
+			r, err := sim.Run(splitL2(cfg, db), prog, 1)
+			if err != nil {
+				t.Fatalf("%s: %v", e.Name, err)
+			}
+			lines = append(lines, fmt.Sprintf("run %s data_bus=%s %s", e.Name, db, hash(r)))
+		}
+	}
+	for _, name := range []string{"mysql-binlog", "prodcons", "stencil", "counter-locked"} {
+		prog, err := workloads.Program(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, _ := sim.FitCores(configs.Default(), prog)
+		lines = append(lines, fmt.Sprintf("trace %s seed=3 %s", name, traceHash(t, splitL2(cfg, configs.DataBusSeparate), prog, 3)))
+	}
+	checkGolden(t, "golden_split.txt", lines)
 }

@@ -423,15 +423,16 @@ func (k *bbKernel) want(p bbProtocol) int {
 // on, in rounds, until each has its trials. A round runs each unfinished
 // kernel's estimated remaining seeds; the runs are filed into trials in
 // seed order, so the trials do not depend on the rounds or the worker
-// count. Each run is filed as it is delivered (in job order), its
-// collectors trimmed and its graphs folded into its trial, so a round
-// holds no run. It returns the simulated instructions run.
+// count. A round holds its plan (kernel and seed of each job), not its
+// jobs, and each run is filed as it is delivered (in job order), its
+// collectors trimmed and its graphs folded into its trial, so it holds no
+// run. It returns the simulated instructions run.
 func runBugabooTrials(env experiments.Env, p bbProtocol, ks []*bbKernel) (uint64, error) {
 	var instrs uint64
 	for {
-		var jobs []sim.Job
+		// The round's plan: job i runs seed seeds[i] of owner[i].
 		var owner []*bbKernel
-		var slots []*bbCollectors
+		var seeds []uint64
 		for _, k := range ks {
 			if k.done {
 				continue
@@ -440,19 +441,20 @@ func runBugabooTrials(env experiments.Env, p bbProtocol, ks []*bbKernel) (uint64
 				return 0, fmt.Errorf("%s: a trial has %d buggy and %d non-buggy runs after %d seeds", k.name, k.cur.nb, k.cur.nok, k.seedsInTrial)
 			}
 			for range k.want(p) {
-				jobs = append(jobs, sim.Job{Config: k.cfg, Program: k.prog, Seed: k.nextSeed})
 				owner = append(owner, k)
+				seeds = append(seeds, k.nextSeed)
 				k.nextSeed++
 			}
 		}
-		if len(jobs) == 0 {
+		if len(owner) == 0 {
 			return instrs, nil
 		}
-		slots = make([]*bbCollectors, len(jobs))
-		for i := range jobs {
-			jobs[i].Options = bbCollect(jobs[i].Program, jobs[i].Config.Cache.L1.LineBytes, &slots[i])
+		slots := make([]*bbCollectors, len(owner))
+		jobAt := func(i int) sim.Job {
+			k := owner[i]
+			return sim.Job{Config: k.cfg, Program: k.prog, Seed: seeds[i], Options: bbCollect(k.prog, k.cfg.Cache.L1.LineBytes, &slots[i])}
 		}
-		err := experiments.StreamJobs(env, jobs, func(i int, r sim.Result) error {
+		err := experiments.StreamJobsOf(env, len(owner), jobAt, func(i int, r sim.Result) error {
 			c := slots[i]
 			slots[i] = nil
 			c.trim()

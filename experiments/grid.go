@@ -33,8 +33,16 @@ func RunJobs(env Env, jobs []job) ([]sim.Result, error) {
 // them, not the runs themselves. Each run's detectors are trimmed (Trim)
 // on its worker, before it waits in the stream's reorder window.
 func StreamJobs(env Env, jobs []job, deliver func(i int, r sim.Result) error) error {
-	return sim.Stream(context.Background(), len(jobs), env.Workers, func(i int) (sim.Result, error) {
-		j := jobs[i]
+	return StreamJobsOf(env, len(jobs), func(i int) job { return jobs[i] }, deliver)
+}
+
+// StreamJobsOf is StreamJobs over n jobs that jobAt makes as each starts
+// (called from the workers, so it must only read shared state): an
+// experiment with many jobs holds its plan of them, not n jobs with their
+// configs.
+func StreamJobsOf(env Env, n int, jobAt func(i int) job, deliver func(i int, r sim.Result) error) error {
+	return sim.Stream(context.Background(), n, env.Workers, func(i int) (sim.Result, error) {
+		j := jobAt(i)
 		var opts []sim.Option
 		if j.Options != nil {
 			opts = j.Options()
@@ -44,7 +52,7 @@ func StreamJobs(env Env, jobs []job, deliver func(i int, r sim.Result) error) er
 			Trim(r)
 		}
 		return r, err
-	}, progressOf(env, len(jobs)), deliver)
+	}, progressOf(env, n), deliver)
 }
 
 // trimmer is a detector whose per-run state (shadow memory, clocks) can

@@ -24,9 +24,10 @@ them.
 The default experiment and pset fold each run into their tables as it
 completes, so their memory does not grow with --seeds: they peak at
 170-275 MB (maximum resident set; default measured at 2 to 40 seeds, pset
-at 20 and 100). The others keep their runs, without the detectors' shadow
-memory: bugaboo peaks at about 560 MB at its default seeds. --seeds is at
-most 1000, for time: 1000 seeds of the default experiment are 454,000
+at 20 and 100); bugaboo folds each run into its trial (205 MB at its
+default 25 seeds, 260 MB at 100, 416 MB at 1000). The others keep their
+runs, without the detectors' shadow memory (at most 250 MB at their
+default seeds). --seeds is at most 1000, for time: 1000 seeds of the default experiment are 454,000
 runs, half an hour to an hour on 2 host CPUs.`)
 	list := fs.Bool("list", false, "list the reproductions and exit")
 	out := fs.String("out", "weft-out", "output `DIR`")
@@ -81,8 +82,9 @@ runs, half an hour to an hour on 2 host CPUs.`)
 
 // maxSeeds is the most runs per point `weft reproduce --seeds` takes.
 // Time limits it, not memory: the default experiment and pset fold their
-// runs as they complete (peaks of 170-275 MB whatever the seeds; the
-// others keep their runs without the detectors' shadow memory), and 1000
+// runs as they complete (peaks of 170-275 MB whatever the seeds; bugaboo
+// folds its trials' runs; the others keep their runs without the
+// detectors' shadow memory), and 1000
 // seeds of the default experiment are 454,000 runs, half an hour to an
 // hour on 2 host CPUs (BENCHMARKS.md, issue 25).
 const maxSeeds = 1000

@@ -173,31 +173,50 @@ func Difference(a, b *Graph) *Graph {
 // adds edges, 0 when it adds none).
 func Convergence(runs []*Graph) []float64 {
 	out := make([]float64, len(runs))
-	seen := map[Edge]struct{}{}
+	var c Converger
 	for i, g := range runs {
-		var added int
-		if g != nil {
-			for e := range g.edges {
-				if _, ok := seen[e]; !ok {
-					added++
-				}
-			}
-		}
-		switch {
-		case i == 0:
-			out[i] = 100
-		case len(seen) == 0 && added > 0:
-			out[i] = 100
-		case len(seen) > 0:
-			out[i] = 100 * float64(added) / float64(len(seen))
-		}
-		if g != nil {
-			for e := range g.edges {
-				seen[e] = struct{}{}
+		out[i] = c.Add(g)
+	}
+	return out
+}
+
+// Converger is Convergence over runs added one at a time: it keeps the
+// union of their edges, not the runs. The zero Converger has seen no run.
+type Converger struct {
+	seen map[Edge]struct{}
+	runs int
+}
+
+// Add adds the next run's graph (nil: a run with no edges) and returns
+// the percentage of new edges it brings, Convergence's value for it.
+func (c *Converger) Add(g *Graph) float64 {
+	if c.seen == nil {
+		c.seen = map[Edge]struct{}{}
+	}
+	var added int
+	if g != nil {
+		for e := range g.edges {
+			if _, ok := c.seen[e]; !ok {
+				added++
 			}
 		}
 	}
-	return out
+	var v float64
+	switch {
+	case c.runs == 0:
+		v = 100
+	case len(c.seen) == 0 && added > 0:
+		v = 100
+	case len(c.seen) > 0:
+		v = 100 * float64(added) / float64(len(c.seen))
+	}
+	c.runs++
+	if g != nil {
+		for e := range g.edges {
+			c.seen[e] = struct{}{}
+		}
+	}
+	return v
 }
 
 // CodePointOf returns the code point of the instruction at pc

@@ -117,42 +117,72 @@ type cpStat struct {
 // NULL node has no code point, but its edges count toward their other
 // end's dynamic count.
 func (r Ranker) Rank(graphs []*Graph) []Ranked {
-	stats := map[int32]*cpStat{}
+	f := NewRankFold(r.Prog)
+	for _, g := range graphs {
+		f.Add(g)
+	}
+	return f.Rank(r.How)
+}
+
+// RankFold is Rank over graphs added one at a time: it keeps each code
+// point's counts, not the graphs, so a caller can rank runs as they
+// complete. The order of the graphs does not matter. The zero RankFold
+// is not ready; use NewRankFold.
+type RankFold struct {
+	prog  *isa.Program
+	stats map[int32]*cpStat
+	n     int // graphs added
+}
+
+// NewRankFold returns an empty fold ranking the code points of prog (nil:
+// PCs, as Ranker with a nil Prog).
+func NewRankFold(prog *isa.Program) *RankFold {
+	return &RankFold{prog: prog, stats: map[int32]*cpStat{}}
+}
+
+// Graphs returns the number of graphs added (nil ones not counted).
+func (f *RankFold) Graphs() int { return f.n }
+
+// Add adds g's counts (a nil g counts for nothing).
+func (f *RankFold) Add(g *Graph) {
+	if g == nil {
+		return
+	}
 	type key struct {
 		cp  int32
 		ctx uint32
 	}
-	var n int
-	for _, g := range graphs {
-		if g == nil {
-			continue
-		}
-		n++
-		seen := map[key]struct{}{}
-		for e, c := range g.edges {
-			for _, nd := range [2]Node{e.Src, e.Dst} {
-				cp, ok := CodePointOf(r.Prog, nd.PC)
-				if !ok {
-					continue
-				}
-				st := stats[cp]
-				if st == nil {
-					st = &cpStat{runs: map[uint32]int{}, dyn: map[uint32]uint64{}, pcs: map[int32]struct{}{}}
-					stats[cp] = st
-				}
-				st.all += c
-				st.dyn[nd.Ctx] += c
-				st.pcs[nd.PC] = struct{}{}
-				if _, ok := seen[key{cp, nd.Ctx}]; !ok {
-					seen[key{cp, nd.Ctx}] = struct{}{}
-					st.runs[nd.Ctx]++
-				}
+	f.n++
+	seen := map[key]struct{}{}
+	for e, c := range g.edges {
+		for _, nd := range [2]Node{e.Src, e.Dst} {
+			cp, ok := CodePointOf(f.prog, nd.PC)
+			if !ok {
+				continue
+			}
+			st := f.stats[cp]
+			if st == nil {
+				st = &cpStat{runs: map[uint32]int{}, dyn: map[uint32]uint64{}, pcs: map[int32]struct{}{}}
+				f.stats[cp] = st
+			}
+			st.all += c
+			st.dyn[nd.Ctx] += c
+			st.pcs[nd.PC] = struct{}{}
+			if _, ok := seen[key{cp, nd.Ctx}]; !ok {
+				seen[key{cp, nd.Ctx}] = struct{}{}
+				st.runs[nd.Ctx]++
 			}
 		}
 	}
-	out := make([]Ranked, 0, len(stats))
-	for cp, st := range stats {
-		rk := Ranked{CodePoint: cp, PCs: slices.Sorted(maps.Keys(st.pcs)), Contexts: len(st.runs), Dyn: st.all, Graphs: n}
+}
+
+// Rank ranks the code points of the graphs added with the given reading
+// of the formula, as Ranker.Rank does; the fold is unchanged, so it can
+// be ranked again with the other reading or after more graphs.
+func (f *RankFold) Rank(how How) []Ranked {
+	out := make([]Ranked, 0, len(f.stats))
+	for cp, st := range f.stats {
+		rk := Ranked{CodePoint: cp, PCs: slices.Sorted(maps.Keys(st.pcs)), Contexts: len(st.runs), Dyn: st.all, Graphs: f.n}
 		first := true
 		for ctx, runs := range st.runs {
 			rk.Runs += runs
@@ -161,7 +191,7 @@ func (r Ranker) Rank(graphs []*Graph) []Ranked {
 				rk.Rarest, rk.RarestRuns, first = ctx, runs, false
 			}
 		}
-		switch r.How {
+		switch how {
 		case Literal:
 			rk.Num, rk.Den = uint64(rk.Runs), rk.Dyn
 		default:

@@ -2,6 +2,7 @@ package bugaboo
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -116,6 +117,20 @@ func TestConvergence(t *testing.T) {
 	}
 }
 
+// TestConverger checks that adding runs one at a time gives Convergence's
+// values, nil runs included.
+func TestConverger(t *testing.T) {
+	g1, g2, g3 := handGraphs()
+	runs := []*Graph{nil, g1, g2, g3, g1, NewGraph(), nil}
+	want := Convergence(runs)
+	var c Converger
+	for i, g := range runs {
+		if got := c.Add(g); got != want[i] {
+			t.Errorf("run %d: %v, want %v", i, got, want[i])
+		}
+	}
+}
+
 func TestImprecision(t *testing.T) {
 	p := handProg()
 	g1, g2, g3 := handGraphs()
@@ -210,6 +225,44 @@ func TestRankFormulas(t *testing.T) {
 	if len(noProg) != 6 || noProg[len(noProg)-1].CodePoint != 5 {
 		t.Errorf("pc ranking %+v", noProg)
 	}
+}
+
+// TestRankFold checks that the fold ranks as Rank does, whatever the
+// order the graphs are added in, with both readings from one fold, and
+// that ranking leaves the fold unchanged.
+func TestRankFold(t *testing.T) {
+	p := handProg()
+	g1, g2, g3 := handGraphs()
+	for _, order := range [][]*Graph{{g1, g2, g3}, {g3, nil, g1, g2}, {g2, g3, g1, g1}} {
+		f := NewRankFold(p)
+		for _, g := range order {
+			f.Add(g)
+		}
+		for _, how := range []How{MinRelFreq, Literal, MinRelFreq} {
+			want := Ranker{Prog: p, How: how}.Rank(order)
+			got := f.Rank(how)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%d graphs, %v: fold %+v, Rank %+v", len(order), how, got, want)
+			}
+		}
+		if want := len(order) - countNil(order); f.Graphs() != want {
+			t.Errorf("fold counted %d graphs, want %d", f.Graphs(), want)
+		}
+	}
+	if got := NewRankFold(nil).Rank(MinRelFreq); len(got) != 0 {
+		t.Errorf("empty fold ranks %v", got)
+	}
+}
+
+// countNil counts the nil graphs of gs.
+func countNil(gs []*Graph) int {
+	var k int
+	for _, g := range gs {
+		if g == nil {
+			k++
+		}
+	}
+	return k
 }
 
 // TestRankTieBreak: equal scores, compared exactly, go by code point

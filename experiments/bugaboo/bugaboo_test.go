@@ -2,10 +2,12 @@ package bugaboo
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"weft/core"
 	"weft/detectors/bugaboo"
 	"weft/experiments"
 	"weft/results"
@@ -157,8 +159,8 @@ func TestBugabooFigure7Shape(t *testing.T) {
 	}
 	for _, c := range d.ks {
 		for _, tr := range c.trials {
-			if len(tr.first) != d.p.unlab {
-				t.Errorf("%s: a trial's first runs are %d", c.paper, len(tr.first))
+			if len(tr.conv[0]) != d.p.unlab {
+				t.Errorf("%s: a trial's first runs are %d", c.paper, len(tr.conv[0]))
 			}
 		}
 		if c.paper == "PBZip2-Order" {
@@ -384,5 +386,113 @@ func TestBugabooHostTable(t *testing.T) {
 		if w.key == "blackscholes" && experiments.Mean(w.swEdges) > 10 {
 			t.Errorf("blackscholes: %.1f edge inserts per 10k memory ops", experiments.Mean(w.swEdges))
 		}
+	}
+}
+
+// TestTrialFoldMatchesSlices checks that folding each run into its trial
+// as it is filed gives what the trial's runs, kept with their graphs,
+// give: the labeled rankings over the bug-only graphs of the first buggy
+// runs against the union of the first non-buggy ones, the unlabeled
+// rankings over the first runs (the last replaced by the first buggy run
+// when none of them is buggy), Table 3's unions, Figure 7's convergence
+// and Table 5's graph sizes. The graphs are rebuilt by running the
+// trials' seeds again. MySQL-BinLog fails rarely, so some of its trials
+// take the replacement.
+func TestTrialFoldMatchesSlices(t *testing.T) {
+	base, err := bugabooMachine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := bbProtocol{trials: 2, perKind: 4, unlab: 4, maxSeeds: 3000}
+	ks, err := bbKernels(base, []int{1, 10, 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runBugabooTrials(experiments.Env{}, p, ks); err != nil {
+		t.Fatal(err)
+	}
+	replaced := 0
+	for _, k := range ks {
+		for ti, tr := range k.trials {
+			// The trial's runs again, with their graphs.
+			jobs := make([]sim.Job, len(tr.runs))
+			slots := make([]*bbCollectors, len(tr.runs))
+			for i, r := range tr.runs {
+				jobs[i] = sim.Job{Config: k.cfg, Program: k.prog, Seed: r.seed, Options: bbCollect(k.prog, k.cfg.Cache.L1.LineBytes, &slots[i])}
+			}
+			rs, err := experiments.RunJobs(experiments.Env{}, jobs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buggy, ok, unlab, first []bbGraphs
+			var firstBuggy *bbGraphs
+			for i, r := range rs {
+				if b := r.Outcome != core.Pass; b != tr.runs[i].buggy {
+					t.Fatalf("%s seed %d: buggy %v, filed as %v", k.name, r.Seed, b, tr.runs[i].buggy)
+				}
+				g := slots[i].graphs()
+				switch {
+				case tr.runs[i].buggy && len(buggy) < p.perKind:
+					buggy = append(buggy, g)
+				case !tr.runs[i].buggy && len(ok) < p.perKind:
+					ok = append(ok, g)
+				}
+				if len(first) < p.unlab {
+					first = append(first, g)
+					unlab = append(unlab, g)
+				}
+				if tr.runs[i].buggy && firstBuggy == nil {
+					firstBuggy = &g
+				}
+			}
+			if !slices.ContainsFunc(tr.runs[:len(unlab)], func(r bbRun) bool { return r.buggy }) {
+				unlab[len(unlab)-1] = *firstBuggy
+				replaced++
+			}
+			pick := func(gs []bbGraphs, gi int) []*bugaboo.Graph {
+				out := make([]*bugaboo.Graph, len(gs))
+				for i, g := range gs {
+					out[i] = g[gi]
+				}
+				return out
+			}
+			for gi := range bbNumGraphs {
+				bugOnly := bugaboo.BugOnly(pick(buggy, gi), pick(ok, gi))
+				for h, how := range bbHows {
+					r := bugaboo.Ranker{Prog: k.prog, How: how}
+					n, f, found := bugaboo.Inspections(r.Rank(bugOnly), k.bugCPs, k.prog)
+					if want := (bbInsp{n, f, found}); tr.insp[gi][0][h] != want {
+						t.Errorf("%s trial %d %s %v labeled: fold %+v, slices %+v", k.name, ti, bbGraphName(gi), how, tr.insp[gi][0][h], want)
+					}
+					n, f, found = bugaboo.Inspections(r.Unlabeled(pick(unlab, gi)), k.bugCPs, k.prog)
+					if want := (bbInsp{n, f, found}); tr.insp[gi][1][h] != want {
+						t.Errorf("%s trial %d %s %v unlabeled: fold %+v, slices %+v", k.name, ti, bbGraphName(gi), how, tr.insp[gi][1][h], want)
+					}
+				}
+			}
+			union := func(gi int) *bugaboo.Graph { return bugaboo.Union(append(pick(buggy, gi), pick(ok, gi)...)...) }
+			word, hw := union(bbWord(bbMaxContext)), union(bbHW)
+			want := bbImprecision{float64(len(bugaboo.CodePoints(k.prog, word))), bugaboo.Imprecision(k.prog, word, union(bbLine)),
+				bugaboo.Imprecision(k.prog, word, withoutNull(hw)), bugaboo.Imprecision(k.prog, word, hw)}
+			if tr.imprecision != want {
+				t.Errorf("%s trial %d Table 3: fold %+v, slices %+v", k.name, ti, tr.imprecision, want)
+			}
+			for s := 0; s <= bbMaxContext; s++ {
+				if want := bugaboo.Convergence(pick(first, bbWord(s))); !slices.Equal(tr.conv[s], want) {
+					t.Errorf("%s trial %d context %d convergence: fold %v, slices %v", k.name, ti, s, tr.conv[s], want)
+				}
+			}
+			var sizes [][4]float64
+			for _, g := range unlab {
+				g0, g5 := g[bbWord(0)], g[bbWord(bbMaxContext)]
+				sizes = append(sizes, [4]float64{float64(g0.NodeCount()), float64(g0.EdgeCount()), float64(g5.NodeCount()), float64(g5.EdgeCount())})
+			}
+			if !slices.Equal(tr.sizes, sizes) {
+				t.Errorf("%s trial %d graph sizes: fold %v, slices %v", k.name, ti, tr.sizes, sizes)
+			}
+		}
+	}
+	if replaced == 0 {
+		t.Error("no trial replaced its last unlabeled run: the replacement is not tested")
 	}
 }

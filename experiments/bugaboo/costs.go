@@ -113,12 +113,11 @@ func runBugabooWorkloads(env experiments.Env, base configs.Config, ks []*bbKerne
 			for _, r := range tr.runs {
 				w.on = append(w.on, r.c)
 			}
-			for _, r := range tr.unlabeled {
-				g0, g5 := r.graphs[bbWord(0)], r.graphs[bbWord(bbMaxContext)]
-				w.nodes0 = append(w.nodes0, float64(g0.NodeCount()))
-				w.edges0 = append(w.edges0, float64(g0.EdgeCount()))
-				w.nodes5 = append(w.nodes5, float64(g5.NodeCount()))
-				w.edges5 = append(w.edges5, float64(g5.EdgeCount()))
+			for _, sz := range tr.sizes {
+				w.nodes0 = append(w.nodes0, sz[0])
+				w.edges0 = append(w.edges0, sz[1])
+				w.nodes5 = append(w.nodes5, sz[2])
+				w.edges5 = append(w.edges5, sz[3])
 			}
 		}
 		off := k.cfg

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"weft/detectors/bugaboo"
 	"weft/experiments"
 	"weft/results"
 	"weft/sim"
@@ -177,12 +176,11 @@ func bbTable3(d bbDetection) (experiments.Section, error) {
 		}
 		var line, hw, hwNull, cps float64
 		for _, tr := range k.trials {
-			word := tr.union(bbWord(bbMaxContext))
-			hwg := tr.union(bbHW)
-			cps += float64(len(bugaboo.CodePoints(k.prog, word)))
-			line += bugaboo.Imprecision(k.prog, word, tr.union(bbLine))
-			hw += bugaboo.Imprecision(k.prog, word, withoutNull(hwg))
-			hwNull += bugaboo.Imprecision(k.prog, word, hwg)
+			im := tr.imprecision
+			cps += im.cps
+			line += im.line
+			hw += im.hw
+			hwNull += im.hwNull
 		}
 		n := float64(len(k.trials))
 		var pl, ph any = "", ""
@@ -357,11 +355,7 @@ trials; one line per context size.`,
 		for s := 0; s <= bbMaxContext; s++ {
 			var sum []float64
 			for _, tr := range k.trials {
-				gs := make([]*bugaboo.Graph, len(tr.first))
-				for i, r := range tr.first {
-					gs[i] = r.graphs[bbWord(s)]
-				}
-				for i, v := range bugaboo.Convergence(gs) {
+				for i, v := range tr.conv[s] {
 					if i >= len(sum) {
 						sum = append(sum, 0)
 					}

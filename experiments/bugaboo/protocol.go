@@ -95,9 +95,12 @@ func (c *bbCollectors) trim() {
 	}
 }
 
+// bbGraphs are one run's graphs, by graph index.
+type bbGraphs = [bbNumGraphs]*bugaboo.Graph
+
 // graphs returns the collected graphs, by graph index.
-func (c *bbCollectors) graphs() [bbNumGraphs]*bugaboo.Graph {
-	var g [bbNumGraphs]*bugaboo.Graph
+func (c *bbCollectors) graphs() bbGraphs {
+	var g bbGraphs
 	g[bbHW] = c.hw.Graph()
 	for i := bbLine; i < bbNumGraphs; i++ {
 		g[i] = c.sw[i].Graph()
@@ -129,22 +132,86 @@ func countersOf(r sim.Result) bbCounters {
 	}
 }
 
-// bbRun is one run of a Bugaboo kernel: its label, counters and graphs
-// (nil once no trial needs them).
+// bbRun is one run of a Bugaboo kernel as its trial keeps it: its seed,
+// label and counters, not its graphs (the trial folds those as the run
+// is filed).
 type bbRun struct {
-	seed   uint64
-	buggy  bool
-	c      bbCounters
-	graphs *[bbNumGraphs]*bugaboo.Graph
+	seed  uint64
+	buggy bool
+	c     bbCounters
 }
 
-// bbTrial is one trial: the runs of its seed range, in seed order, and
-// the runs of its labeled and unlabeled sets.
+// bbInsp is one ranking's inspections (bugaboo.Inspections).
+type bbInsp struct {
+	n, funcs int
+	found    bool
+}
+
+// bbImprecision is one trial's Table 3 row: the code points of the union
+// of its labeled runs' BB-SW word graphs, and the percentages of them
+// missing from the line graph and the BB-HW graph, without and with its
+// NULL-source edges.
+type bbImprecision struct {
+	cps, line, hw, hwNull float64
+}
+
+// bbTrial is one trial, folded: what the tables read of its runs, the
+// runs' graphs themselves long gone. A trial is the runs of a seed range,
+// its labeled sets the first perKind runs of each label, its unlabeled
+// set the first unlab runs, with at least one buggy (bbKernel.add).
 type bbTrial struct {
-	runs      []*bbRun
-	buggy, ok []*bbRun // the first perKind of each label
-	unlabeled []*bbRun // the first unlab runs, with at least one buggy
-	first     []*bbRun // the first unlab runs, as they came (Figure 7)
+	// runs are the runs of its seed range, in seed order (Table 5's
+	// counters).
+	runs []bbRun
+	// insp are the inspections of every graph's labeled (bug-only graphs
+	// of the buggy runs against the union of the non-buggy) and unlabeled
+	// ranking, with both readings of the formula: [graph][labeled=0,
+	// unlabeled=1][how].
+	insp [bbNumGraphs][2][2]bbInsp
+	// imprecision is its Table 3 row.
+	imprecision bbImprecision
+	// conv is Figure 7: the convergence of the BB-SW word graph at
+	// context size 0..5 over the first unlab runs, as they came.
+	conv [bbMaxContext + 1][]float64
+	// sizes are Table 5's graph sizes of the unlabeled runs, in order:
+	// the nodes and edges of the BB-SW word graph at context 0 and at 5.
+	sizes [][4]float64
+}
+
+// bbTrialFold is the trial being filled: the graphs the rankings still
+// need, folded where the ranking allows.
+type bbTrialFold struct {
+	runs    []bbRun
+	nb, nok int // labeled runs so far, buggy and not
+	// ok is the union of the labeled non-buggy runs' graphs; buggy are
+	// the labeled buggy runs' graphs less the union ok had when each was
+	// filed (the bug-only graph is the difference with the final union,
+	// which holds the earlier one).
+	ok    bbGraphs
+	buggy []bbGraphs
+	// lab is the union of every labeled run's graphs (Table 3).
+	lab bbGraphs
+	// unlab ranks the unlabeled runs' graphs but the last one's (pending):
+	// that one is replaced by the trial's first buggy run (firstBuggy)
+	// when no unlabeled run is buggy.
+	unlab      [bbNumGraphs]*bugaboo.RankFold
+	nFirst     int // the first runs seen (at most unlab)
+	unlabBuggy bool
+	pending    *bbGraphs
+	firstBuggy *bbGraphs
+	conv       [bbMaxContext + 1]bugaboo.Converger
+	convVals   [bbMaxContext + 1][]float64
+	sizes      [][4]float64
+}
+
+// newBBTrialFold returns an empty trial of a kernel of prog.
+func newBBTrialFold(prog *isa.Program) bbTrialFold {
+	var f bbTrialFold
+	for gi := range bbNumGraphs {
+		f.ok[gi], f.lab[gi] = bugaboo.NewGraph(), bugaboo.NewGraph()
+		f.unlab[gi] = bugaboo.NewRankFold(prog)
+	}
+	return f
 }
 
 // bbProtocol is the size of the evaluation: trials of perKind buggy and
@@ -186,9 +253,7 @@ type bbKernel struct {
 	buggy  int // buggy runs among them
 	done   bool
 	// cur is the trial being filled.
-	cur          bbTrial
-	nb, nok      int
-	firstBuggy   *bbRun
+	cur          bbTrialFold
 	nextSeed     uint64
 	seedsInTrial int
 }
@@ -218,7 +283,7 @@ func bbKernels(base configs.Config, rows []int) ([]*bbKernel, error) {
 			return nil, err
 		}
 		cfg.Bugaboo.Enabled = true
-		k := &bbKernel{row: row, paper: names[row-1], name: ids[0], prog: prog, cfg: cfg, nextSeed: cfg.Sim.Seed}
+		k := &bbKernel{row: row, paper: names[row-1], name: ids[0], prog: prog, cfg: cfg, nextSeed: cfg.Sim.Seed, cur: newBBTrialFold(prog)}
 		for _, pc := range prog.BugPCs() {
 			if cp := prog.Instrs[pc].CodePoint; !slices.Contains(k.bugCPs, cp) {
 				k.bugCPs = append(k.bugCPs, cp)
@@ -247,57 +312,108 @@ func bbAllRows() []int {
 	return rows
 }
 
-// add files one run into the kernel's current trial, closing the trial
-// once it has perKind runs of each label.
-func (k *bbKernel) add(p bbProtocol, r *bbRun) {
+// add files one run, with its graphs g, into the kernel's current trial,
+// closing the trial once it has perKind runs of each label. Of g it keeps
+// only what the trial's rankings still need.
+func (k *bbKernel) add(p bbProtocol, r bbRun, g *bbGraphs) {
 	k.seeds++
 	k.seedsInTrial++
 	if r.buggy {
 		k.buggy++
 	}
-	k.cur.runs = append(k.cur.runs, r)
-	keep := false
-	if r.buggy && k.nb < p.perKind {
-		k.cur.buggy = append(k.cur.buggy, r)
-		k.nb++
-		keep = true
-	} else if !r.buggy && k.nok < p.perKind {
-		k.cur.ok = append(k.cur.ok, r)
-		k.nok++
-		keep = true
+	f := &k.cur
+	f.runs = append(f.runs, r)
+	if r.buggy && f.nb < p.perKind {
+		var b bbGraphs
+		for gi := range b {
+			b[gi] = bugaboo.Difference(g[gi], f.ok[gi])
+			f.lab[gi] = bugaboo.Union(f.lab[gi], g[gi])
+		}
+		f.buggy = append(f.buggy, b)
+		f.nb++
+	} else if !r.buggy && f.nok < p.perKind {
+		for gi := range g {
+			f.ok[gi] = bugaboo.Union(f.ok[gi], g[gi])
+			f.lab[gi] = bugaboo.Union(f.lab[gi], g[gi])
+		}
+		f.nok++
 	}
-	if len(k.cur.unlabeled) < p.unlab {
-		k.cur.unlabeled = append(k.cur.unlabeled, r)
-		k.cur.first = append(k.cur.first, r)
-		keep = true
+	if f.nFirst < p.unlab {
+		f.nFirst++
+		for s := range f.conv {
+			f.convVals[s] = append(f.convVals[s], f.conv[s].Add(g[bbWord(s)]))
+		}
+		if f.pending != nil {
+			f.addUnlabeled(f.pending)
+		}
+		f.pending = g
+		f.unlabBuggy = f.unlabBuggy || r.buggy
 	}
-	if r.buggy && k.firstBuggy == nil {
-		k.firstBuggy = r
-		keep = true
+	if r.buggy && f.firstBuggy == nil {
+		f.firstBuggy = g
 	}
-	if !keep {
-		r.graphs = nil
-	}
-	if k.nb < p.perKind || k.nok < p.perKind {
+	if f.nb < p.perKind || f.nok < p.perKind {
 		return
 	}
-	// The unlabeled set needs a buggy run: when its first runs have none,
-	// the trial's first buggy run replaces the last of them.
-	if !slices.ContainsFunc(k.cur.unlabeled, func(r *bbRun) bool { return r.buggy }) {
-		k.cur.unlabeled[len(k.cur.unlabeled)-1] = k.firstBuggy
-	}
-	k.trials = append(k.trials, k.cur)
-	k.cur, k.nb, k.nok, k.firstBuggy, k.seedsInTrial = bbTrial{}, 0, 0, nil, 0
+	k.trials = append(k.trials, f.close(k))
+	k.cur, k.seedsInTrial = newBBTrialFold(k.prog), 0
 	if len(k.trials) == p.trials {
 		k.done = true
 	}
 }
 
+// addUnlabeled adds a run of the unlabeled set to its rankings and graph
+// sizes.
+func (f *bbTrialFold) addUnlabeled(g *bbGraphs) {
+	for gi := range g {
+		f.unlab[gi].Add(g[gi])
+	}
+	g0, g5 := g[bbWord(0)], g[bbWord(bbMaxContext)]
+	f.sizes = append(f.sizes, [4]float64{float64(g0.NodeCount()), float64(g0.EdgeCount()), float64(g5.NodeCount()), float64(g5.EdgeCount())})
+}
+
+// bbHows are the readings of the ranking formula, in bbScores' order.
+var bbHows = [2]bugaboo.How{bugaboo.MinRelFreq, bugaboo.Literal}
+
+// close completes the trial of kernel k: the unlabeled set's last run
+// (the trial's first buggy run instead when no unlabeled run is buggy),
+// the labeled and unlabeled rankings' inspections, Table 3's row.
+func (f *bbTrialFold) close(k *bbKernel) bbTrial {
+	last := f.pending
+	if !f.unlabBuggy {
+		last = f.firstBuggy
+	}
+	if last != nil {
+		f.addUnlabeled(last)
+	}
+	t := bbTrial{runs: f.runs, conv: f.convVals, sizes: f.sizes}
+	for gi := range bbNumGraphs {
+		lab := bugaboo.NewRankFold(k.prog)
+		for _, b := range f.buggy {
+			lab.Add(bugaboo.Difference(b[gi], f.ok[gi]))
+		}
+		for h, how := range bbHows {
+			n, fn, found := bugaboo.Inspections(lab.Rank(how), k.bugCPs, k.prog)
+			t.insp[gi][0][h] = bbInsp{n, fn, found}
+			n, fn, found = bugaboo.Inspections(f.unlab[gi].Rank(how), k.bugCPs, k.prog)
+			t.insp[gi][1][h] = bbInsp{n, fn, found}
+		}
+	}
+	word, hw := f.lab[bbWord(bbMaxContext)], f.lab[bbHW]
+	t.imprecision = bbImprecision{
+		cps:    float64(len(bugaboo.CodePoints(k.prog, word))),
+		line:   bugaboo.Imprecision(k.prog, word, f.lab[bbLine]),
+		hw:     bugaboo.Imprecision(k.prog, word, withoutNull(hw)),
+		hwNull: bugaboo.Imprecision(k.prog, word, hw),
+	}
+	return t
+}
+
 // want estimates the seeds the kernel still needs, from the buggy rate so
 // far (with a prior of one run of each label), with a margin.
 func (k *bbKernel) want(p bbProtocol) int {
-	needB := p.perKind - k.nb + p.perKind*(p.trials-len(k.trials)-1)
-	needOK := p.perKind - k.nok + p.perKind*(p.trials-len(k.trials)-1)
+	needB := p.perKind - k.cur.nb + p.perKind*(p.trials-len(k.trials)-1)
+	needOK := p.perKind - k.cur.nok + p.perKind*(p.trials-len(k.trials)-1)
 	rate := (float64(k.buggy) + 1) / (float64(k.seeds) + 2)
 	n := math.Max(float64(needB)/rate, float64(needOK)/(1-rate))
 	return min(int(1.1*n)+8, 4096)
@@ -307,51 +423,52 @@ func (k *bbKernel) want(p bbProtocol) int {
 // on, in rounds, until each has its trials. A round runs each unfinished
 // kernel's estimated remaining seeds; the runs are filed into trials in
 // seed order, so the trials do not depend on the rounds or the worker
-// count. It returns the simulated instructions run.
+// count. A round holds its plan (kernel and seed of each job), not its
+// jobs, and each run is filed as it is delivered (in job order), its
+// collectors trimmed and its graphs folded into its trial, so it holds no
+// run. It returns the simulated instructions run.
 func runBugabooTrials(env experiments.Env, p bbProtocol, ks []*bbKernel) (uint64, error) {
 	var instrs uint64
 	for {
-		var jobs []sim.Job
+		// The round's plan: job i runs seed seeds[i] of owner[i].
 		var owner []*bbKernel
-		var slots []*bbCollectors
+		var seeds []uint64
 		for _, k := range ks {
 			if k.done {
 				continue
 			}
 			if k.seedsInTrial >= p.maxSeeds {
-				return 0, fmt.Errorf("%s: a trial has %d buggy and %d non-buggy runs after %d seeds", k.name, k.nb, k.nok, k.seedsInTrial)
+				return 0, fmt.Errorf("%s: a trial has %d buggy and %d non-buggy runs after %d seeds", k.name, k.cur.nb, k.cur.nok, k.seedsInTrial)
 			}
 			for range k.want(p) {
-				jobs = append(jobs, sim.Job{Config: k.cfg, Program: k.prog, Seed: k.nextSeed})
 				owner = append(owner, k)
+				seeds = append(seeds, k.nextSeed)
 				k.nextSeed++
 			}
 		}
-		if len(jobs) == 0 {
+		if len(owner) == 0 {
 			return instrs, nil
 		}
-		slots = make([]*bbCollectors, len(jobs))
-		for i := range jobs {
-			jobs[i].Options = bbCollect(jobs[i].Program, jobs[i].Config.Cache.L1.LineBytes, &slots[i])
+		slots := make([]*bbCollectors, len(owner))
+		jobAt := func(i int) sim.Job {
+			k := owner[i]
+			return sim.Job{Config: k.cfg, Program: k.prog, Seed: seeds[i], Options: bbCollect(k.prog, k.cfg.Cache.L1.LineBytes, &slots[i])}
 		}
-		rs := make([]sim.Result, len(jobs))
-		err := experiments.StreamJobs(env, jobs, func(i int, r sim.Result) error {
-			rs[i] = r
-			slots[i].trim()
+		err := experiments.StreamJobsOf(env, len(owner), jobAt, func(i int, r sim.Result) error {
+			c := slots[i]
+			slots[i] = nil
+			c.trim()
+			instrs += r.Instructions
+			k := owner[i]
+			if k.done {
+				return nil // the kernel's trials were complete before this seed
+			}
+			g := c.graphs()
+			k.add(p, bbRun{seed: r.Seed, buggy: r.Outcome != core.Pass, c: countersOf(r)}, &g)
 			return nil
 		})
 		if err != nil {
 			return 0, err
-		}
-		for i, r := range rs {
-			k := owner[i]
-			instrs += r.Instructions
-			if k.done {
-				continue // the kernel's trials were complete before this seed
-			}
-			g := slots[i].graphs()
-			k.add(p, &bbRun{seed: r.Seed, buggy: r.Outcome != core.Pass, c: countersOf(r), graphs: &g})
-			slots[i] = nil
 		}
 		// Seeds a finished kernel ran past its last trial are not part of
 		// any trial; the next round starts after the seeds already run.
@@ -412,27 +529,17 @@ func (s bbScore) detected() string {
 // bbScores are a kernel's scores: [graph][labeled=0, unlabeled=1][how].
 type bbScores [bbNumGraphs][2][2]bbScore
 
-// score ranks every graph's labeled and unlabeled sets of every trial
-// with both readings of the formula and scores the bug code points.
+// score sums the trials' inspections of every graph's labeled and
+// unlabeled rankings, with both readings of the formula, into the
+// kernel's scores.
 func (k *bbKernel) score() bbScores {
 	var s bbScores
 	for _, t := range k.trials {
-		for gi := 0; gi < bbNumGraphs; gi++ {
-			pick := func(rs []*bbRun) []*bugaboo.Graph {
-				out := make([]*bugaboo.Graph, len(rs))
-				for i, r := range rs {
-					out[i] = r.graphs[gi]
+		for gi := range t.insp {
+			for l := range t.insp[gi] {
+				for h, x := range t.insp[gi][l] {
+					s[gi][l][h].add(x.n, x.funcs, x.found)
 				}
-				return out
-			}
-			buggy, ok, all := pick(t.buggy), pick(t.ok), pick(t.unlabeled)
-			bugOnly := bugaboo.BugOnly(buggy, ok)
-			for h, how := range []bugaboo.How{bugaboo.MinRelFreq, bugaboo.Literal} {
-				r := bugaboo.Ranker{Prog: k.prog, How: how}
-				n, f, found := bugaboo.Inspections(r.Rank(bugOnly), k.bugCPs, k.prog)
-				s[gi][0][h].add(n, f, found)
-				n, f, found = bugaboo.Inspections(r.Unlabeled(all), k.bugCPs, k.prog)
-				s[gi][1][h].add(n, f, found)
 			}
 		}
 	}
@@ -456,15 +563,6 @@ func withoutNull(g *bugaboo.Graph) *bugaboo.Graph {
 		}
 	})
 	return out
-}
-
-// trialUnion returns the union of graph gi over a trial's labeled runs.
-func (t bbTrial) union(gi int) *bugaboo.Graph {
-	var gs []*bugaboo.Graph
-	for _, r := range append(slices.Clone(t.buggy), t.ok...) {
-		gs = append(gs, r.graphs[gi])
-	}
-	return bugaboo.Union(gs...)
 }
 
 // referenceColumn returns a column of a paper's table as printed strings.

@@ -496,3 +496,15 @@ func TestTrialFoldMatchesSlices(t *testing.T) {
 		t.Error("no trial replaced its last unlabeled run: the replacement is not tested")
 	}
 }
+
+// The sweep's comparison of the machines follows the runs' cycles.
+func TestSplitShorterFollowsTheCycles(t *testing.T) {
+	sweep := []bbSweepRow{{name: "canneal", entries: 4096, offCyc: 1000}, {name: "canneal", machine: 1, entries: 4096, offCyc: 100}}
+	if got := splitShorter(sweep, sweep[1]); !strings.Contains(got, "takes 90% fewer cycles on the split bus") {
+		t.Errorf("shorter: %q", got)
+	}
+	sweep[1].offCyc = 1500
+	if got := splitShorter(sweep, sweep[1]); !strings.Contains(got, "takes 50% more cycles on the split bus") {
+		t.Errorf("longer: %q", got)
+	}
+}

@@ -376,7 +376,10 @@ func bbSweepLength(env experiments.Env) int {
 
 // bbSweepRow is one profile at one CT size.
 type bbSweepRow struct {
-	name           string
+	name string
+	// machine is the index in experiments.TimingMachines of the machine
+	// the row ran on.
+	machine        int
 	entries        int // 0: BB-HW off
 	memOps         float64
 	ctPer10k       float64
@@ -407,28 +410,14 @@ func runBugabooSweep(env experiments.Env, base configs.Config) ([]bbSweepRow, ui
 	var jobs []sim.Job
 	var rows []bbSweepRow
 	var counters []*bbTrapCounter
-	for _, name := range names {
-		cfg := base
-		prog, err := workloads.ProgramWithParams(name, cfg.Machine.Cores, map[string]any{"ops_per_thread": int64(length * 200_000 / cfg.Machine.Cores)})
+	for mi, m := range experiments.TimingMachines() {
+		mbase, err := m.Apply(base)
 		if err != nil {
 			return nil, 0, err
 		}
-		cfg, _ = sim.FitCores(cfg, prog)
-		jobs = append(jobs, sim.Job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed})
-		rows = append(rows, bbSweepRow{name: name})
-		counters = append(counters, nil)
-		for _, n := range bbSweepSizes {
-			c := cfg
-			c.Bugaboo.Enabled = true
-			c.Bugaboo.CT.Organization = "central"
-			c.Bugaboo.CT.Entries = n
-			tc := &bbTrapCounter{}
-			jobs = append(jobs, sim.Job{Config: c, Program: prog, Seed: cfg.Sim.Seed, Options: func() []sim.Option {
-				*tc = bbTrapCounter{}
-				return []sim.Option{sim.WithStatGroups(), sim.WithObserver(core.MaskOf(core.KindCTTrapBegin), tc)}
-			}})
-			rows = append(rows, bbSweepRow{name: name, entries: n})
-			counters = append(counters, tc)
+		rows, jobs, counters, err = addBugabooSweep(rows, jobs, counters, mbase, mi, names, length)
+		if err != nil {
+			return nil, 0, err
 		}
 	}
 	rs, err := experiments.RunJobs(env, jobs)
@@ -452,6 +441,37 @@ func runBugabooSweep(env experiments.Env, base configs.Config) ([]bbSweepRow, ui
 	return rows, experiments.TotalInstructions(rs), nil
 }
 
+// addBugabooSweep adds the sweep's runs of the profiles names on machine
+// mi (base is its config): each profile lengthened, with BB-HW off, then
+// with one central table of each size.
+func addBugabooSweep(rows []bbSweepRow, jobs []sim.Job, counters []*bbTrapCounter, base configs.Config, mi int, names []string, length int) ([]bbSweepRow, []sim.Job, []*bbTrapCounter, error) {
+	for _, name := range names {
+		cfg := base
+		prog, err := workloads.ProgramWithParams(name, cfg.Machine.Cores, map[string]any{"ops_per_thread": int64(length * 200_000 / cfg.Machine.Cores)})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		cfg, _ = sim.FitCores(cfg, prog)
+		jobs = append(jobs, sim.Job{Config: cfg, Program: prog, Seed: cfg.Sim.Seed})
+		rows = append(rows, bbSweepRow{name: name, machine: mi})
+		counters = append(counters, nil)
+		for _, n := range bbSweepSizes {
+			c := cfg
+			c.Bugaboo.Enabled = true
+			c.Bugaboo.CT.Organization = "central"
+			c.Bugaboo.CT.Entries = n
+			tc := &bbTrapCounter{}
+			jobs = append(jobs, sim.Job{Config: c, Program: prog, Seed: cfg.Sim.Seed, Options: func() []sim.Option {
+				*tc = bbTrapCounter{}
+				return []sim.Option{sim.WithStatGroups(), sim.WithObserver(core.MaskOf(core.KindCTTrapBegin), tc)}
+			}})
+			rows = append(rows, bbSweepRow{name: name, machine: mi, entries: n})
+			counters = append(counters, tc)
+		}
+	}
+	return rows, jobs, counters, nil
+}
+
 // bbSweepTable builds the trap sweep's table.
 func bbSweepTable(rows []bbSweepRow, length int) (*results.Table, error) {
 	paper, err := results.Reference("bugaboo/table5")
@@ -459,7 +479,8 @@ func bbSweepTable(rows []bbSweepRow, length int) (*results.Table, error) {
 		return nil, err
 	}
 	t := results.NewTable("ct-sweep", "Traps per 10M memory operations by communication-table size (one central table; not measured by the paper)",
-		"Benchmark", "CT entries", "memory ops", "CT Wr /10k", "traps", "Traps/10M", "predicted Traps/10M", "measured ÷ predicted", "drops /10k", "traps (whole run)", "trap cycles % (whole run)", "overhead %", "paper Traps/10M (16k)")
+		"Benchmark", "CT entries", "memory ops", "CT Wr /10k", "traps", "Traps/10M", "predicted Traps/10M", "measured ÷ predicted", "drops /10k", "traps (whole run)", "trap cycles % (whole run)", "overhead %", "paper Traps/10M (16k)", "machine")
+	machines := experiments.TimingMachines()
 	for _, r := range rows {
 		if r.entries == 0 {
 			continue
@@ -477,7 +498,7 @@ func bbSweepTable(rows []bbSweepRow, length int) (*results.Table, error) {
 			}
 		}
 		t.AddRow(r.name, r.entries, r.memOps, r.ctPer10k, r.traps, meas, pred, ratio,
-			r.drops/r.memOps*1e4, r.allTraps, 100*r.trapCycles/r.cycles, 100*(r.cycles-r.offCyc)/r.offCyc, pt)
+			r.drops/r.memOps*1e4, r.allTraps, 100*r.trapCycles/r.cycles, 100*(r.cycles-r.offCyc)/r.offCyc, pt, machines[r.machine].Label)
 	}
 	t.Notes = append(t.Notes,
 		fmt.Sprintf("The profiles run %d× their standard length (ops_per_thread raised), one seed, BB-HW on with one central table (bugaboo.ct.organization = \"central\"): a table traps once per `entries` inserts whatever its organization, so per-core tables give the same steady-state rate but need 16× more inserts before their first trap, beyond the length of a simulated run. Memory ops, CT Wr, traps, Traps/10M and drops count the region of interest, as Table 5 does; predicted = CT Wr/10k × 1000 / entries. A trap costs trap_cycles (5000) + 10 cycles per drained entry, charged to the core whose insert filled the table; inserts while it drains are dropped. The last columns count the whole run (the profiles' threads warm their data and main collects the results outside the region of interest, and their misses fill the table too): its traps, their cost over the run's cycles, and the run's cycles over the same run with BB-HW off.", length))

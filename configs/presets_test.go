@@ -45,3 +45,23 @@ func TestPresetKeysCommented(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitL2Preset checks the split-l2 preset: the split bus with a
+// separate data bus, a 1 MiB 8-way L2 at 10 cycles, memory at 200 cycles,
+// every other key at its default; and that it is a machine weft builds.
+func TestSplitL2Preset(t *testing.T) {
+	got, err := configs.Preset("split-l2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := configs.Default()
+	want.Bus.Kind, want.Bus.DataBus = configs.BusSplit, configs.DataBusSeparate
+	want.Cache.L2.SizeBytes, want.Cache.L2.Assoc, want.Cache.L2.HitCycles = 1<<20, 8, 10
+	want.Memory.LatencyCycles = 200
+	if got != want {
+		t.Errorf("split-l2 = %+v\nwant %+v", got, want)
+	}
+	if err := got.Validate(); err != nil {
+		t.Error(err)
+	}
+}

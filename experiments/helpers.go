@@ -74,3 +74,15 @@ func ProgramFor(name string, cfg configs.Config) (*isa.Program, configs.Config, 
 	cfg, _ = sim.FitCores(cfg, prog)
 	return prog, cfg, nil
 }
+
+// Relation words x against base for a sentence generated from the
+// numbers: above when x is larger, below when smaller, same when equal.
+func Relation(x, base float64, above, below, same string) string {
+	switch {
+	case x > base:
+		return above
+	case x < base:
+		return below
+	}
+	return same
+}

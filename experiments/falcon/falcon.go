@@ -705,13 +705,7 @@ func falconSplitComment(atomic, split results.Summary, subs []*falconSubject) st
 	case cycS > cycA:
 		runs = fmt.Sprintf("%.0f%% more cycles than", 100*(cycS-cycA)/cycA)
 	}
-	cmp := "the same as"
-	switch {
-	case split.Mean > atomic.Mean:
-		cmp = "above"
-	case split.Mean < atomic.Mean:
-		cmp = "below"
-	}
+	cmp := experiments.Relation(split.Mean, atomic.Mean, "above", "below", "the same as")
 	return fmt.Sprintf(" On the split bus with a 1 MiB L2, where the subjects' runs take %s on the atomic bus, the same cost per access gives a mean of %.2f× and a median of %.2f×, %s the atomic bus's mean.",
 		runs, split.Mean, split.Median, cmp)
 }

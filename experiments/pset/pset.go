@@ -958,13 +958,7 @@ func psetOverheadComment(overs, splitOvers []float64) string {
 	split := " No kernel passed both ways on the split bus with an L2."
 	if len(splitOvers) > 0 {
 		ss := results.Summarize(splitOvers)
-		cmp := "the same as"
-		switch {
-		case ss.Median > sm.Median:
-			cmp = "more than"
-		case ss.Median < sm.Median:
-			cmp = "less than"
-		}
+		cmp := experiments.Relation(ss.Median, sm.Median, "more than", "less than", "the same as")
 		split = fmt.Sprintf(" On the split bus with a 1 MiB L2 (the table's last columns), whose bus is not held through memory's latency, the median is %.1f%% (from %.1f%% to %.1f%%), %s on the atomic bus.",
 			ss.Median, slices.Min(splitOvers), slices.Max(splitOvers), cmp)
 	}

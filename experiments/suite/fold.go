@@ -35,6 +35,12 @@ const (
 	bbhwRun
 	// psetRun is a seed with the PSet hardware on.
 	psetRun
+	// splitOffRun, splitBBHWRun and splitPSetRun are a synthetic profile's
+	// first seeds on the split bus with an L2 (experiments.TimingMachines):
+	// bare, with BB-HW on, with the PSet hardware on.
+	splitOffRun
+	splitBBHWRun
+	splitPSetRun
 )
 
 // jobRef names the entry, kind and seed index of a job.
@@ -96,6 +102,46 @@ type entryRuns struct {
 	psetRuns int
 	score    *psetrepro.HWScorer
 	cost     psetCost
+
+	// splitOff are a profile's first seeds' cycles on the split bus with
+	// an L2, by seed; splitHWCyc and splitHWRuns sum its runs with BB-HW
+	// on there, splitCost its runs with the PSet hardware on.
+	splitOff    []uint64
+	splitHWCyc  float64
+	splitHWRuns int
+	splitCost   psetCost
+}
+
+// addSplit adds a profile's run on the split bus with an L2 (seed s of
+// kind k).
+func (e *entryRuns) addSplit(k jobKind, s int, r sim.Result) {
+	switch k {
+	case splitOffRun:
+		for len(e.splitOff) <= s {
+			e.splitOff = append(e.splitOff, 0)
+		}
+		e.splitOff[s] = r.Cycles
+	case splitBBHWRun:
+		e.splitHWRuns++
+		e.splitHWCyc += float64(r.Cycles)
+	case splitPSetRun:
+		if s < len(e.splitOff) {
+			e.splitCost.add(e.splitOff[s], r)
+		}
+	}
+}
+
+// splitOverheads returns a profile's BB-HW and PSet overheads on the
+// split bus with an L2, in %, and false when it has none.
+func (e *entryRuns) splitOverheads() (bbhw, pset float64, ok bool) {
+	if e.splitHWRuns == 0 || len(e.splitOff) < e.splitHWRuns || e.splitCost.off == 0 {
+		return 0, 0, false
+	}
+	var off float64
+	for _, c := range e.splitOff[:e.splitHWRuns] {
+		off += float64(c)
+	}
+	return 100 * (e.splitHWCyc - off) / off, e.splitCost.overhead(), true
 }
 
 // newEntryRuns returns the empty fold of a workload of prog; kernel says

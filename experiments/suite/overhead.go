@@ -43,7 +43,8 @@ func overheadSection(entries []workloads.Entry, runs []*entryRuns, psetCfg confi
 	ps := psetCfg.PSet
 	t := results.NewTable("hw_overhead", "BB-HW's and the PSet hardware's simulated-cycle overhead: the same seeds with the hardware off and on",
 		"workload", "kind", "cycles off", "cycles BB-HW", "BB-HW overhead %", "CT inserts /10k mem ops", "traps", "drops",
-		"cycles PSet", "PSet overhead %", "PSet check cycles %", "PSet stall cycles %", "PSet rollback cycles %", "PSet rollbacks")
+		"cycles PSet", "PSet overhead %", "PSet check cycles %", "PSet stall cycles %", "PSet rollback cycles %", "PSet rollbacks",
+		"BB-HW overhead % (split bus + L2)", "PSet overhead % (split bus + L2)")
 	t.Notes = []string{fmt.Sprintf("Means over the seeds. PSet: the hardware in %s mode with PSets learned from other seeds' passing runs (%d for a profile), on every seed of a kernel and the first %d of a profile (its overhead against the same seeds off); its cycles include the spans rollbacks discarded. Check, stall and rollback cycles are %% of those cycles; check and stall cycles are summed over the accesses (all cores), rollback cycles are the discarded spans. A bug kernel's overhead also reflects outcomes that changed, hangs included (a run with the PSet hardware hangs past %d times the workload's longest run without it, and at least %d cycles).",
 		psetrepro.DefaultMode, psetProfileTrainSeeds, psetProfileSeeds, psetrepro.HangFactor, psetrepro.Table2MaxCycles)}
 	var o overheads
@@ -104,6 +105,9 @@ type overheads struct {
 	// okRolled those that stalled or rolled back.
 	okOver              []float64
 	okStalled, okRolled []string
+	// splitOver and splitPSetOver are the profiles' BB-HW and PSet
+	// overheads on the split bus with an L2, in %.
+	splitOver, splitPSetOver []float64
 }
 
 // add adds a workload's row to t from its folded runs: with both off,
@@ -117,8 +121,13 @@ func (o *overheads) add(t *results.Table, en workloads.Entry, e *entryRuns) {
 		per10k = inserts * 10000 / memOps
 	}
 	p := e.cost
+	var splitBB, splitPSet any = "—", "—"
+	if sb, sp, ok := e.splitOverheads(); ok {
+		splitBB, splitPSet = sb, sp
+		o.splitOver, o.splitPSetOver = append(o.splitOver, sb), append(o.splitPSetOver, sp)
+	}
 	t.AddRow(en.Name, en.Kind.String(), off/n, on/n, pct, per10k, traps, drops,
-		p.on/float64(e.psetRuns), p.overhead(), p.pct(p.check), p.pct(p.stall), p.pct(p.rollback), p.rbs)
+		p.on/float64(e.psetRuns), p.overhead(), p.pct(p.check), p.pct(p.stall), p.pct(p.rollback), p.rbs, splitBB, splitPSet)
 	if en.Kind == workloads.Profile {
 		o.names = append(o.names, en.Name)
 		o.over = append(o.over, pct)
@@ -233,6 +242,12 @@ over the cores' accesses: divided by the cores, the share of core time). `, len(
 runs did not show: a false violation on a correct program. Besides those, `, len(o.stalled), listOrNone(o.stalled), len(o.rolled), listOrNone(o.rolled), psetProfileTrainSeeds)
 		}
 		b.WriteString("the rest of the overhead is the metadata's bus time and the schedule it shifts.")
+	}
+	if len(o.splitOver) > 0 {
+		bb, pset := experiments.Median(o.splitOver), experiments.Median(o.splitPSetOver)
+		fmt.Fprintf(&b, ` On the split bus with a 1 MiB L2 (the table's last columns, the first %d seeds of each profile), BB-HW costs a median %.2f%% (%s the atomic bus's) and the PSet hardware %.2f%% (%s).`,
+			psetProfileSeeds, bb, experiments.Relation(bb, experiments.Median(o.over), "above", "below", "the same as"),
+			pset, experiments.Relation(pset, experiments.Median(o.psetOver), "above the atomic bus's", "below the atomic bus's", "the same as the atomic bus's"))
 	}
 	if len(o.okOver) > 0 {
 		fmt.Fprintf(&b, `

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"weft/configs"
 	psetrepro "weft/experiments/pset"
 	"weft/results"
+	"weft/sim"
 	"weft/workloads"
 )
 
@@ -20,7 +22,8 @@ func overheadsOf(rows []struct {
 }) *overheads {
 	var o overheads
 	t := results.NewTable("t", "t", "workload", "kind", "cycles off", "cycles BB-HW", "BB-HW overhead %", "CT inserts /10k mem ops", "traps", "drops",
-		"cycles PSet", "PSet overhead %", "PSet check cycles %", "PSet stall cycles %", "PSet rollback cycles %", "PSet rollbacks")
+		"cycles PSet", "PSet overhead %", "PSet check cycles %", "PSet stall cycles %", "PSet rollback cycles %", "PSet rollbacks",
+		"BB-HW overhead % (split bus + L2)", "PSet overhead % (split bus + L2)")
 	for _, r := range rows {
 		off := float64(r.off)
 		e := &entryRuns{off: []offRun{{cycles: r.off}}, cyc: off, hwRuns: 1, hwCyc: float64(r.bbhw),
@@ -107,5 +110,35 @@ func TestHeatMapColumns(t *testing.T) {
 	}
 	if spec.Values[0][0] != 0.05 || spec.Labels[0][0] != "1" || spec.Labels[0][len(fp)-1] != "1" || spec.Values[0][len(fp)-1] != 0.05 {
 		t.Errorf("values %v, labels %v", spec.Values[0], spec.Labels[0])
+	}
+}
+
+// A profile's overheads on the split bus come from the same seeds' runs
+// there, and the comment compares them with the atomic bus's.
+func TestSplitOverheads(t *testing.T) {
+	e := &entryRuns{off: []offRun{{cycles: 1000}}, cyc: 1000, hwRuns: 1, hwCyc: 1010, psetRuns: 1, cost: psetCost{off: 1000, on: 1020}}
+	e.addSplit(splitOffRun, 0, sim.Result{Cycles: 100})
+	e.addSplit(splitOffRun, 1, sim.Result{Cycles: 100})
+	e.addSplit(splitBBHWRun, 0, sim.Result{Cycles: 103})
+	e.addSplit(splitBBHWRun, 1, sim.Result{Cycles: 107})
+	bb, _, ok := e.splitOverheads()
+	if ok {
+		t.Errorf("overheads without the PSet hardware's runs: %v", bb)
+	}
+	e.splitCost = psetCost{off: 200, on: 220}
+	bb, ps, ok := e.splitOverheads()
+	if !ok || bb != 5 || ps != 10 {
+		t.Fatalf("split overheads %v, %v, %v; want 5, 10", bb, ps, ok)
+	}
+	var o overheads
+	tab := results.NewTable("t", "t", "workload", "kind", "cycles off", "cycles BB-HW", "BB-HW overhead %", "CT inserts /10k mem ops", "traps", "drops",
+		"cycles PSet", "PSet overhead %", "PSet check cycles %", "PSet stall cycles %", "PSet rollback cycles %", "PSet rollbacks",
+		"BB-HW overhead % (split bus + L2)", "PSet overhead % (split bus + L2)")
+	o.add(tab, workloads.Entry{Name: "fft", Kind: workloads.Profile}, e)
+	c := o.comment(configs.Default().PSet)
+	for _, want := range []string{"BB-HW costs a median 5.00% (above the atomic bus's)", "the PSet hardware 10.00% (above the atomic bus's)"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("comment lacks %q:\n%s", want, c)
+		}
 	}
 }

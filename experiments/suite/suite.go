@@ -152,6 +152,13 @@ func runDetectors(env experiments.Env, base configs.Config, entries []workloads.
 		jobs, refs = append(jobs, js...), append(refs, rs...)
 		js, rs = d.bbhwJobs(i, seeds)
 		jobs, refs = append(jobs, js...), append(refs, rs...)
+		if en.Kind == workloads.Profile {
+			js, rs, err = d.splitJobs(i, min(psetProfileSeeds, seeds))
+			if err != nil {
+				return nil, fmt.Errorf("default experiment: %w", err)
+			}
+			jobs, refs = append(jobs, js...), append(refs, rs...)
+		}
 	}
 	// Each run's Bugaboo collector, set when the run starts and taken
 	// (and dropped) when it is folded.
@@ -175,6 +182,8 @@ func runDetectors(env experiments.Env, base configs.Config, entries []workloads.
 			e.addDetector(ref.seed, r, sws[j])
 		case bbhwRun:
 			e.addBBHW(r, hws[j])
+		case splitOffRun, splitBBHWRun:
+			e.addSplit(ref.kind, ref.seed, r)
 		}
 		sws[j], hws[j] = nil, nil
 		return nil
@@ -199,6 +208,27 @@ func (d *defaultRuns) bbhwJobs(i, seeds int) ([]sim.Job, []jobRef) {
 		refs = append(refs, jobRef{i, bbhwRun, s})
 	}
 	return jobs, refs
+}
+
+// splitJobs are a synthetic profile's first seeds on the split bus with
+// an L2, bare and with BB-HW on, for its overheads beside the atomic
+// bus's.
+func (d *defaultRuns) splitJobs(i, seeds int) ([]sim.Job, []jobRef, error) {
+	prog := d.progs[i]
+	off, err := experiments.TimingMachines()[1].Apply(d.cfgs[i])
+	if err != nil {
+		return nil, nil, err
+	}
+	hw := off
+	hw.Bugaboo.Enabled = true
+	var jobs []sim.Job
+	var refs []jobRef
+	for s := 0; s < seeds; s++ {
+		seed := off.Sim.Seed + uint64(s)
+		jobs = append(jobs, sim.Job{Config: off, Program: prog, Seed: seed}, sim.Job{Config: hw, Program: prog, Seed: seed})
+		refs = append(refs, jobRef{i, splitOffRun, s}, jobRef{i, splitBBHWRun, s})
+	}
+	return jobs, refs, nil
 }
 
 // detectorJobs are entry i's training seeds, then its seeds with the
@@ -261,7 +291,29 @@ func runPSetHW(env experiments.Env, base configs.Config, d *defaultRuns, seeds i
 		cfg := psetrepro.HWConfigLongest(d.cfgs[i], d.runs[i].longest)
 		psetJobs[j] = psetrepro.HWJob(cfg, d.progs[i], psets[i], d.cfgs[i].Sim.Seed+uint64(ref.seed), &viols[j])
 	}
+	// A profile's first seeds again on the split bus with an L2, for its
+	// overhead there (only the cycles are read; their violations go to a
+	// slot of their own, so that viols, whose elements the jobs point
+	// to, never grows).
+	for i, en := range entries {
+		if en.Kind != workloads.Profile {
+			continue
+		}
+		split, err := experiments.TimingMachines()[1].Apply(d.cfgs[i])
+		if err != nil {
+			return psetHWRuns{}, err
+		}
+		cfg := psetrepro.HWConfigLongest(split, d.runs[i].longest)
+		for s := range len(d.runs[i].splitOff) {
+			refs = append(refs, jobRef{i, splitPSetRun, s})
+			psetJobs = append(psetJobs, psetrepro.HWJob(cfg, d.progs[i], psets[i], split.Sim.Seed+uint64(s), new(*psetrepro.Violations)))
+		}
+	}
 	err := experiments.StreamJobs(env, psetJobs, func(j int, r sim.Result) error {
+		if refs[j].kind == splitPSetRun {
+			d.runs[refs[j].entry].addSplit(splitPSetRun, refs[j].seed, r)
+			return nil
+		}
 		d.runs[refs[j].entry].addPSet(refs[j].seed, r, viols[j])
 		viols[j] = nil
 		return nil

@@ -1,6 +1,7 @@
 package bugaboo
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -506,5 +507,47 @@ func TestSplitShorterFollowsTheCycles(t *testing.T) {
 	sweep[1].offCyc = 1500
 	if got := splitShorter(sweep, sweep[1]); !strings.Contains(got, "takes 50% more cycles on the split bus") {
 		t.Errorf("longer: %q", got)
+	}
+}
+
+// Table 2's comparison of BB-HW with BB-SW and of line with word
+// granularity counts rows from the numbers, weft's and the paper's.
+func TestInspCompareCountsRows(t *testing.T) {
+	paper, err := results.Reference("bugaboo/table2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s bbScores
+	s[bbHW][0][0] = bbScore{found: 1, trials: 1, insp: 3}
+	s[bbWord(bbMaxContext)][0][0] = bbScore{found: 1, trials: 1, insp: 2}
+	s[bbLine][0][0] = bbScore{found: 1, trials: 1, insp: 2.5}
+	var c bbInspCompare
+	c.add(s, paper, 0)
+	s[bbHW][0][0].insp = 1
+	s[bbLine][0][0] = bbScore{trials: 1}
+	c.add(s, paper, 1)
+	if c.hwMore != 1 || c.hwRows != 2 || c.lineSame != 1 || c.lineRows != 1 {
+		t.Errorf("weft counts %+v", c)
+	}
+	var want bbInspCompare
+	for row := 0; row < 2; row++ {
+		var hw, line, word float64
+		fmt.Sscan(paperCell(paper, row, "HW Lab"), &hw)
+		fmt.Sscan(paperCell(paper, row, "SW-Line Lab"), &line)
+		fmt.Sscan(paperCell(paper, row, "SW-Word Lab"), &word)
+		want.pHWRows++
+		want.pLineRows++
+		if hw >= word {
+			want.pHWMore++
+		}
+		if math.Abs(line-word) < 1 {
+			want.pLineSame++
+		}
+	}
+	if c.pHWMore != want.pHWMore || c.pHWRows != want.pHWRows || c.pLineSame != want.pLineSame || c.pLineRows != want.pLineRows {
+		t.Errorf("paper counts %+v, want %+v", c, want)
+	}
+	if got := c.sentence(); !strings.Contains(got, "on\n1 of the 2 rows where both find the bug") {
+		t.Errorf("sentence %q", got)
 	}
 }

@@ -551,3 +551,25 @@ func TestInspCompareCountsRows(t *testing.T) {
 		t.Errorf("sentence %q", got)
 	}
 }
+
+// Table 4's comment follows the coverage counts.
+func TestCoverageSentences(t *testing.T) {
+	for _, c := range []struct {
+		every, paper []int
+		want         string
+	}{
+		{[]int{1, 2, 3}, []int{1, 1, 2}, "never falls as the context grows, as in the paper"},
+		{[]int{1, 0, 3}, []int{1, 1, 2}, "falls somewhere as the context grows, unlike the paper's"},
+		{[]int{1, 2, 3}, []int{2, 1, 2}, "never falls as the context grows, where the paper's does"},
+	} {
+		if got := coverageGrowth(c.every, c.paper); !strings.Contains(got, c.want) {
+			t.Errorf("%v vs %v: %q lacks %q", c.every, c.paper, got, c.want)
+		}
+	}
+	if got := firstEventCoverage([]int{1, 9}, []int{1, 6}, 13); !strings.Contains(got, "finds 9 of its 13 kernels in every trial, the paper 6 of 13: coverage grows faster here") {
+		t.Errorf("first event: %q", got)
+	}
+	if got := firstEventCoverage([]int{1, 4}, []int{1, 6}, 13); !strings.Contains(got, "grows more slowly here") {
+		t.Errorf("first event: %q", got)
+	}
+}

@@ -132,3 +132,15 @@ func TestStreamJobsInJobOrder(t *testing.T) {
 		}
 	}
 }
+
+// Relation words a comparison by the numbers.
+func TestRelation(t *testing.T) {
+	for _, c := range []struct {
+		x, base float64
+		want    string
+	}{{2, 1, "above"}, {1, 2, "below"}, {1, 1, "same"}} {
+		if got := experiments.Relation(c.x, c.base, "above", "below", "same"); got != c.want {
+			t.Errorf("Relation(%v, %v) = %q, want %q", c.x, c.base, got, c.want)
+		}
+	}
+}

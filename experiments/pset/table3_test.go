@@ -167,3 +167,16 @@ func TestOverheadCommentComparesMachines(t *testing.T) {
 		}
 	}
 }
+
+// Table 1's sentence on rows 16 and 17 follows what pset found.
+func TestMisses16And17(t *testing.T) {
+	if got := psetMisses16And17(map[int]bool{16: false, 17: false}); !strings.Contains(got, "PSet misses #16 (") || !strings.Contains(got, " and #17 (") || !strings.Contains(got, "as the paper's does") {
+		t.Errorf("both missed: %q", got)
+	}
+	if got := psetMisses16And17(map[int]bool{16: true, 17: false}); !strings.Contains(got, "PSet misses #17 (") || !strings.Contains(got, "PSet finds #16, which the paper's misses") {
+		t.Errorf("16 found: %q", got)
+	}
+	if got := psetMisses16And17(nil); got != "" {
+		t.Errorf("no rows: %q", got)
+	}
+}

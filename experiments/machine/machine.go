@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"weft/coherence"
+	"weft/isa"
 
 	"weft/core"
 	"weft/experiments"
@@ -49,6 +50,13 @@ type sweepStudy struct {
 // studyMachines are the machines of every study (experiments.TimingMachines).
 var studyMachines = experiments.TimingMachines()
 
+// studyRun is what a study keeps of a run: whether it passed and its
+// metrics (sweep.Metrics, in order).
+type studyRun struct {
+	pass    bool
+	metrics []float64
+}
+
 // studyPoint is one (machine, workload, value) of a study.
 type studyPoint struct {
 	machine  int
@@ -70,6 +78,14 @@ func (s sweepStudy) run(env experiments.Env) (*experiments.Report, error) {
 	var points []studyPoint
 	var jobs []sim.Job
 	var configs []experiments.NamedConfig
+	// A program depends only on the workload and the axis value, not on
+	// the machine: every machine's jobs share the first plan's, so that
+	// the study holds one set of programs, not one per machine.
+	type progKey struct {
+		workload string
+		value    int64
+	}
+	progs := map[progKey]*isa.Program{}
 	for mi, mc := range studyMachines {
 		sw := sweep.Spec{Name: s.name, Base: s.base, Runs: seeds, Seed: 1, Set: mc.Set, Axes: []sweep.Axis{axis}}
 		for _, n := range names {
@@ -85,8 +101,13 @@ func (s sweepStudy) run(env experiments.Env) (*experiments.Report, error) {
 			for i, v := range values {
 				pt := plan.Points[i*len(names)+w]
 				points = append(points, studyPoint{mi, name, v})
+				prog := progs[progKey{name, v}]
+				if prog == nil {
+					prog = pt.Program
+					progs[progKey{name, v}] = prog
+				}
 				for r := 0; r < seeds; r++ {
-					jobs = append(jobs, sim.Job{Config: pt.Config, Program: pt.Program, Seed: sw.Seed + uint64(r)})
+					jobs = append(jobs, sim.Job{Config: pt.Config, Program: prog, Seed: sw.Seed + uint64(r)})
 				}
 			}
 		}
@@ -96,11 +117,24 @@ func (s sweepStudy) run(env experiments.Env) (*experiments.Report, error) {
 		}
 		configs = append(configs, experiments.NamedConfig{Name: name, Config: plan.Base})
 	}
-	runs, err := experiments.RunJobs(env, jobs)
+	// Each run is folded as it completes into what the tables read: its
+	// outcome and its metrics (a run result holds far more).
+	metrics := sweep.Metrics()
+	runs := make([]studyRun, len(jobs))
+	var instrs uint64
+	err := experiments.StreamJobs(env, jobs, func(i int, r sim.Result) error {
+		v := make([]float64, len(metrics))
+		for k, m := range metrics {
+			v[k] = m.Value(&r)
+		}
+		runs[i] = studyRun{pass: r.Outcome == core.Pass, metrics: v}
+		instrs += r.Instructions
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
-	sec := s.section(points, runs, seeds, names, values)
+	sec := s.section(points, runs, metrics, seeds, names, values)
 	return &experiments.Report{
 		Name:         s.name,
 		Title:        s.title,
@@ -110,15 +144,14 @@ func (s sweepStudy) run(env experiments.Env) (*experiments.Report, error) {
 		Seeds:        fmt.Sprintf("1..%d at every point", seeds),
 		Command:      "weft reproduce " + s.name,
 		Summary:      fmt.Sprintf("%d machines × %d profiles × %d values of %s × %d seeds", len(studyMachines), len(names), len(values), s.key, seeds),
-		Instructions: experiments.TotalInstructions(runs),
+		Instructions: instrs,
 	}, nil
 }
 
 // section tabulates and plots a study's runs (seeds per point, in the
 // order of points): each metric's mean and 95% CI, one line plot per
 // metric and machine, and the comment with the comparison of the machines.
-func (s sweepStudy) section(points []studyPoint, runs []sim.Result, seeds int, names []string, values []int64) experiments.Section {
-	metrics := sweep.Metrics()
+func (s sweepStudy) section(points []studyPoint, runs []studyRun, metrics []sweep.Metric, seeds int, names []string, values []int64) experiments.Section {
 	cols := []string{"machine", "workload", s.key}
 	for _, m := range metrics {
 		cols = append(cols, m.Name, m.Name+" ci95")
@@ -138,14 +171,14 @@ func (s sweepStudy) section(points []studyPoint, runs []sim.Result, seeds int, n
 		row := []any{studyMachines[pt.machine].Label, pt.workload, pt.value}
 		passed := 0
 		for _, r := range rs {
-			if r.Outcome == core.Pass {
+			if r.pass {
 				passed++
 			}
 		}
-		for i, m := range metrics {
+		for i := range metrics {
 			xs := make([]float64, len(rs))
 			for k := range rs {
-				xs[k] = m.Value(&rs[k])
+				xs[k] = rs[k].metrics[i]
 			}
 			sum := results.Summarize(xs)
 			row = append(row, sum.Mean, sum.CI95)

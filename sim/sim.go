@@ -685,12 +685,7 @@ func timingStats(m *cpu.Machine, sum Stats) Stats {
 			Stat{Name: StatL2Writebacks, Value: wb}, Stat{Name: StatL2MissRate, Value: core.Ratio(mi, h+mi)})
 	}
 	if data >= 0 {
-		var roi float64
-		for _, s := range sum {
-			if s.Name == core.ROICycles {
-				roi = s.Value
-			}
-		}
+		roi, _ := sum.Get(core.ROICycles)
 		b := float64(vals[data])
 		out = append(out, Stat{Name: StatDataBusBusyCycles, Value: b}, Stat{Name: StatDataBusUtil, Value: min(core.Ratio(b, roi), 1)})
 	}

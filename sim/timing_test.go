@@ -104,13 +104,11 @@ func TestSplitBusOverlapsMisses(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := func(r sim.Result, name string) float64 {
-		for _, x := range r.Stats {
-			if x.Name == name {
-				return x.Value
-			}
+		v, ok := r.Stats.Get(name)
+		if !ok {
+			t.Fatalf("run has no statistic %s", name)
 		}
-		t.Fatalf("run has no statistic %s", name)
-		return 0
+		return v
 	}
 	if s.Cycles >= a.Cycles {
 		t.Errorf("split bus: %d cycles, atomic %d: want fewer", s.Cycles, a.Cycles)
@@ -122,10 +120,8 @@ func TestSplitBusOverlapsMisses(t *testing.T) {
 		t.Errorf("L2 hits %v, misses %v: want both", st(s, sim.StatL2Hits), st(s, sim.StatL2Misses))
 	}
 	for _, name := range []string{sim.StatL2Hits, sim.StatDataBusUtil} {
-		for _, x := range a.Stats {
-			if x.Name == name {
-				t.Errorf("the atomic bus without an L2 records %s", name)
-			}
+		if _, ok := a.Stats.Get(name); ok {
+			t.Errorf("the atomic bus without an L2 records %s", name)
 		}
 	}
 }

@@ -55,10 +55,10 @@ func printRun(w io.Writer, tg target, r sim.Result) {
 	fmt.Fprintf(w, "bus       utilisation %s; %d BusRd, %d BusRdX, %d BusUpgr; %s, %s\n",
 		pct(st(coherence.BusUtilization)), n(coherence.StatBusRd), n(coherence.StatBusRdX), n(coherence.StatBusUpgr),
 		count(coherence.StatBusBusyCycles, "busy cycle"), count(coherence.StatBusQueueCycles, "queueing cycle"))
-	if has(r, sim.StatDataBusUtil) {
+	if _, ok := r.Stats.Get(sim.StatDataBusUtil); ok {
 		fmt.Fprintf(w, "          data bus utilisation %s; %s\n", pct(st(sim.StatDataBusUtil)), plural(int64(st(sim.StatDataBusBusyCycles)), "busy cycle"))
 	}
-	if has(r, sim.StatL2Hits) {
+	if _, ok := r.Stats.Get(sim.StatL2Hits); ok {
 		fmt.Fprintf(w, "l2        miss rate %s; %s, %s, %s\n", pct(st(sim.StatL2MissRate)), plural(int64(st(sim.StatL2Hits)), "hit"),
 			plural(int64(st(sim.StatL2Misses)), "miss"), plural(int64(st(sim.StatL2Writebacks)), "writeback"))
 	}
@@ -66,16 +66,6 @@ func printRun(w io.Writer, tg target, r sim.Result) {
 		count(cpu.StatLockAcquires, "lock acquire"), count(cpu.StatLockSpins, "spin"), count(cpu.StatBarriers, "barrier"),
 		count(cpu.StatCondWaits, "condition wait"), count(cpu.StatSignals, "signal"), count(cpu.StatSpawns, "spawn"))
 	printBreakdown(w, r.Breakdown)
-}
-
-// has reports whether the run recorded the statistic name.
-func has(r sim.Result, name string) bool {
-	for _, s := range r.Stats {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // printBreakdown prints the per-core cycle breakdown, with a last row

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"weft/experiments"
+	"weft/results"
 )
 
 // The scaling study runs every profile on both machines, and the split
@@ -28,7 +29,7 @@ func TestScalingComparesTheBuses(t *testing.T) {
 	}
 	mc, wc, vc, cc, bc := col("machine"), col("workload"), col("machine.cores"), col("roi_cycles"), col("bus_utilization")
 	num := func(v any) float64 {
-		f, err := strconv.ParseFloat(strings.TrimSpace(toString(v)), 64)
+		f, err := strconv.ParseFloat(strings.TrimSpace(results.FormatCell(v)), 64)
 		if err != nil {
 			t.Fatalf("cell %v: %v", v, err)
 		}
@@ -38,8 +39,8 @@ func TestScalingComparesTheBuses(t *testing.T) {
 	atomic := map[key][2]float64{}
 	split := map[key][2]float64{}
 	for _, row := range tab.Rows {
-		k := key{toString(row[wc]), toString(row[vc])}
-		switch toString(row[mc]) {
+		k := key{results.FormatCell(row[wc]), results.FormatCell(row[vc])}
+		switch results.FormatCell(row[mc]) {
 		case studyMachines[0].Label:
 			atomic[k] = [2]float64{num(row[cc]), num(row[bc])}
 		case studyMachines[1].Label:
@@ -60,18 +61,4 @@ func TestScalingComparesTheBuses(t *testing.T) {
 	if c := r.Sections[0].Comment; !strings.Contains(c, studyMachines[1].Label) {
 		t.Errorf("comment does not compare the machines: %s", c)
 	}
-}
-
-func toString(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return ""
 }

@@ -28,6 +28,10 @@ func (m TimingMachine) Apply(cfg configs.Config) (configs.Config, error) {
 	return cfg, nil
 }
 
+// SplitMachine is the second of TimingMachines: the split-transaction
+// bus with a 1 MiB shared L2, beside the default machine.
+func SplitMachine() TimingMachine { return TimingMachines()[1] }
+
 // TimingMachines are the machines every cycle-based result is reported
 // on (issue 23): the default machine's atomic bus, held through memory's
 // latency, and beside it the split-transaction bus with a 1 MiB shared

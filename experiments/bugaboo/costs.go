@@ -91,7 +91,7 @@ func runBugabooWorkloads(env experiments.Env, base configs.Config, ks []*bbKerne
 		split bool
 	}
 	var refs []ref
-	split := experiments.TimingMachines()[1]
+	split := experiments.SplitMachine()
 	// addSplit adds seeds runs of w from seed first with BB-HW off and on,
 	// on the split bus.
 	addSplit := func(w *bbWorkload, first uint64, seeds int) error {

@@ -86,7 +86,7 @@ type falconSubject struct {
 // L2, with Falcon (window 5) counting its accesses, for Study 3's cycle
 // model beside the atomic bus's.
 func falconSplitCycles(env experiments.Env, subs []*falconSubject, k int) (uint64, error) {
-	m := experiments.TimingMachines()[1]
+	m := experiments.SplitMachine()
 	var jobs []sim.Job
 	learners := make([]*falcon.Learner, len(subs))
 	for i, s := range subs {

@@ -569,7 +569,7 @@ func psetTable2(env experiments.Env, ks []*psetKernel, nTrain int) (experiments.
 		if o, ok := r.overhead(over, i, k); ok {
 			tl.overs = append(tl.overs, o)
 		}
-		if c := r.cost(i, 6, 7); c.ok {
+		if c := r.cost(i, modeSplitLogOnly, modeSplitOff); c.ok {
 			tl.splitOvers = append(tl.splitOvers, c.pct())
 		}
 		tl.add(t, paper, k, r.counts(i))
@@ -637,7 +637,7 @@ func runTable2(env experiments.Env, ks []*psetKernel, nTrain int) (*table2Runs, 
 	// The last two modes are log_only and off again on the split bus with
 	// an L2 (experiments.TimingMachines), for the overhead beside the
 	// atomic bus's.
-	modes := []string{"log_only", "stall", "off", "rollback", "rollback/jitter", "rollback/delay_violator", splitMode + "log_only", splitMode + "off"}
+	modes := table2Modes
 	runs := min(psetTable2Runs, 2*nTrain) // within Table 1's held-out seeds
 	r := &table2Runs{
 		ks:       ks,
@@ -652,7 +652,7 @@ func runTable2(env experiments.Env, ks []*psetKernel, nTrain int) (*table2Runs, 
 			cfg := k.cfg
 			if m, ok := strings.CutPrefix(mode, splitMode); ok {
 				var err error
-				if cfg, err = experiments.TimingMachines()[1].Apply(cfg); err != nil {
+				if cfg, err = experiments.SplitMachine().Apply(cfg); err != nil {
 					return nil, err
 				}
 				mode = m
@@ -685,6 +685,21 @@ func runTable2(env experiments.Env, ks []*psetKernel, nTrain int) (*table2Runs, 
 
 // splitMode prefixes a Table 2 mode run on the split bus with an L2.
 const splitMode = "split:"
+
+// table2Modes are Table 2's runs' modes: the hardware logging only,
+// stalling, off, rolling back (holding the predecessor, then the two
+// alternative perturbations), then logging only and off again on the
+// split bus with an L2.
+var table2Modes = []string{"log_only", "stall", "off", "rollback", "rollback/jitter", "rollback/delay_violator", splitMode + "log_only", splitMode + "off"}
+
+// The indices in table2Modes of the runs the overhead compares:
+// logging only and off, on the atomic bus and on the split bus.
+const (
+	modeLogOnly      = 0
+	modeOff          = 2
+	modeSplitLogOnly = 6
+	modeSplitOff     = 7
+)
 
 // table2Options are the options of a Table 2 run in mode checking ps.
 // In rollback mode the run also records each rollback's actual window
@@ -724,11 +739,11 @@ func (r *table2Runs) offset(i, m int) int { return (len(r.modes)*i + m) * r.runs
 // it off, on the seeds that passed both ways. It returns the overhead in
 // %, and false when no seed passed both ways.
 func (r *table2Runs) overhead(over *results.Table, i int, k *psetKernel) (float64, bool) {
-	a := r.cost(i, 0, 2)
+	a := r.cost(i, modeLogOnly, modeOff)
 	if !a.ok {
 		return 0, false
 	}
-	sp := r.cost(i, 6, 7)
+	sp := r.cost(i, modeSplitLogOnly, modeSplitOff)
 	row := []any{k.row, k.name, a.runs, a.off, a.on, a.pct(), 1e4 * a.checks / a.memOps, 1e4 * a.checkCyc / a.memOps, 1e4 * a.metaB / a.memOps}
 	if sp.ok {
 		row = append(row, sp.runs, sp.off, sp.on, sp.pct())

@@ -180,3 +180,12 @@ func TestMisses16And17(t *testing.T) {
 		t.Errorf("no rows: %q", got)
 	}
 }
+
+// The overhead's mode indices name the modes they compare.
+func TestTable2ModeIndices(t *testing.T) {
+	for i, want := range map[int]string{modeLogOnly: "log_only", modeOff: "off", modeSplitLogOnly: splitMode + "log_only", modeSplitOff: splitMode + "off"} {
+		if table2Modes[i] != want {
+			t.Errorf("table2Modes[%d] = %q, want %q", i, table2Modes[i], want)
+		}
+	}
+}

@@ -215,7 +215,7 @@ func (d *defaultRuns) bbhwJobs(i, seeds int) ([]sim.Job, []jobRef) {
 // bus's.
 func (d *defaultRuns) splitJobs(i, seeds int) ([]sim.Job, []jobRef, error) {
 	prog := d.progs[i]
-	off, err := experiments.TimingMachines()[1].Apply(d.cfgs[i])
+	off, err := experiments.SplitMachine().Apply(d.cfgs[i])
 	if err != nil {
 		return nil, nil, err
 	}
@@ -299,7 +299,7 @@ func runPSetHW(env experiments.Env, base configs.Config, d *defaultRuns, seeds i
 		if en.Kind != workloads.Profile {
 			continue
 		}
-		split, err := experiments.TimingMachines()[1].Apply(d.cfgs[i])
+		split, err := experiments.SplitMachine().Apply(d.cfgs[i])
 		if err != nil {
 			return psetHWRuns{}, err
 		}
